@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import type { DataSource } from 'typeorm';
+import { ChainRegistry } from './chain/chain-registry';
+import { LOCAL_NODE_FUNDED_KEY, startLocalNode } from './chain/local-node';
+import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from './config';
+import { createDataSource, isDatabaseReady, runMigrations } from './database/data-source';
+import { startEmbeddedPostgres } from './database/embedded-postgres';
+import type { Logger } from './logger';
+import { loadOrCreateDevCa } from './modules/accounts/eds/dev-ca';
+import { TrustStore } from './modules/accounts/eds/trust-store';
+import { buildAppSchema } from './schema/build-schema';
+import { startHttpServer, type ReadinessReport } from './server/http-server';
+import { Metrics } from './server/metrics';
+import { createServices, type Services } from './server/services';
+
+export interface App {
+  url: string;
+  config: AppConfig;
+  dataSource: DataSource;
+  services: Services;
+  /** RPC URLs in use, including local nodes started in zero-config mode (never sent to clients). */
+  rpcUrls: Record<Network, string | undefined>;
+  /** The faucet key in use: FAUCET_PRIVATE_KEY, or a funded dev-chain account in zero-config mode. */
+  faucetPrivateKey?: string;
+  /** Stops everything the app started, in reverse order. */
+  close(): Promise<void>;
+}
+
+/** The EDS trust bundle: EDS_TRUSTED_CA_FILE, or (outside production) the development CA. */
+async function loadTrust(config: AppConfig, logger: Logger): Promise<TrustStore> {
+  if (config.edsTrustedCaFile) return TrustStore.fromPem(readFileSync(config.edsTrustedCaFile, 'utf8'));
+  const ca = await loadOrCreateDevCa(config.dataDir);
+  logger.warn({ bundle: ca.bundlePath }, 'EDS_TRUSTED_CA_FILE unset: trusting the development CA (npm run dev:login)');
+  return TrustStore.fromPem(ca.certificatePem);
+}
+
+/** Starts the whole service: database, chains, schema, HTTP/WebSocket server. */
+export async function startApp(config: AppConfig, logger: Logger): Promise<App> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const close = async () => {
+    while (cleanups.length > 0) {
+      const step = cleanups.pop()!;
+      await step().catch((err: unknown) => logger.error({ err }, 'error while shutting down'));
+    }
+  };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      cleanups.push(() => pg.stop());
+      databaseUrl = pg.url;
+      logger.info('DATABASE_URL unset: started the embedded PostgreSQL');
+    }
+    const ds = createDataSource(databaseUrl);
+    await ds.initialize();
+    cleanups.push(() => ds.destroy());
+    const applied = await runMigrations(ds);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+
+    const rpcUrls = { ...config.rpcUrls } as Record<Network, string | undefined>;
+    let faucetPrivateKey = config.faucetPrivateKey;
+    for (const network of NETWORKS) {
+      if (rpcUrls[network]) continue;
+      const node = await startLocalNode({
+        chainId: CHAIN_IDS[network],
+        blockTime: config.localChainBlockTime,
+        logger,
+        stateDir: config.env === 'test' ? undefined : config.dataDir,
+      });
+      cleanups.push(() => node.stop());
+      rpcUrls[network] = node.url;
+      if (network === 'testnet') faucetPrivateKey ??= LOCAL_NODE_FUNDED_KEY;
+      logger.info({ network, chainId: node.chainId }, `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`);
+    }
+    const chains = await ChainRegistry.connect(rpcUrls, logger);
+    cleanups.push(async () => chains.destroy());
+
+    const trust = await loadTrust(config, logger);
+    const services = createServices({ ds, config, chains, trust, logger });
+    const schema = await buildAppSchema();
+    const metrics = new Metrics();
+
+    const readiness = async (): Promise<ReadinessReport> => {
+      const [dbReady, ...health] = await Promise.all([
+        isDatabaseReady(ds),
+        ...NETWORKS.map((n) => chains.health(n)),
+      ]);
+      return {
+        ready: dbReady,
+        database: { ready: dbReady },
+        networks: Object.fromEntries(
+          health.map((h) => [
+            h.network,
+            { healthy: h.healthy, chainId: h.chainId, latencyMs: h.latencyMs, ...(h.error ? { error: h.error } : {}) },
+          ]),
+        ),
+      };
+    };
+
+    const http = await startHttpServer({
+      host: config.host,
+      port: config.port,
+      schema,
+      services,
+      logger,
+      metrics,
+      readiness,
+      servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
+    });
+    cleanups.push(() => http.close());
+
+    return { url: http.url, config, dataSource: ds, services, rpcUrls, faucetPrivateKey, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

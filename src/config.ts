@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Raised when the environment is unusable; carries every problem found, not just the first. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const url = (protocols: string[]) =>
+  optionalString.refine(
+    (v) => v === undefined || protocols.some((p) => v.startsWith(`${p}://`)),
+    `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+  );
+
+const hex32 = /^(0x)?[0-9a-fA-F]{64}$/;
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: url(['postgres', 'postgresql']),
+  TESTNET_RPC_URL: url(['http', 'https', 'ws', 'wss']),
+  MAINNET_RPC_URL: url(['http', 'https', 'ws', 'wss']),
+  JWT_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 32,
+    'must be at least 32 characters',
+  ),
+  WALLET_ENCRYPTION_KEY: optionalString.refine(
+    (v) => v === undefined || hex32.test(v) || Buffer.from(v, 'base64').length === 32,
+    'must be 32 bytes, as 64 hex characters or base64',
+  ),
+  EDS_TRUSTED_CA_FILE: optionalString,
+  ADMIN_SUBJECTS: optionalString,
+  FAUCET_PRIVATE_KEY: optionalString.refine(
+    (v) => v === undefined || hex32.test(v),
+    'must be a 32-byte hex private key',
+  ),
+  PUBLIC_BASE_URL: url(['http', 'https']),
+  DEV_BASE_URL: url(['http', 'https']),
+  DATA_DIR: z.string().default('./data'),
+  API_KEY_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
+  /** Block time of the local dev chains started in zero-config mode, in seconds. */
+  LOCAL_CHAIN_BLOCK_TIME: z.coerce.number().int().min(1).max(60).default(1),
+});
+
+export type Network = 'testnet' | 'mainnet';
+export const NETWORKS: readonly Network[] = ['testnet', 'mainnet'];
+export const CHAIN_IDS: Record<Network, number> = { testnet: 17991, mainnet: 1991 };
+
+export interface AppConfig {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  logLevel: string;
+  dataDir: string;
+  /** Undefined: start an embedded PostgreSQL in dataDir. */
+  databaseUrl?: string;
+  /** Undefined for a network: start a local anvil node for it. */
+  rpcUrls: Partial<Record<Network, string>>;
+  jwtSecret: string;
+  walletEncryptionKey: Buffer;
+  /** Undefined outside production: use (and create) the development CA in dataDir. */
+  edsTrustedCaFile?: string;
+  adminSubjects: string[];
+  faucetPrivateKey?: string;
+  publicBaseUrl: string;
+  devBaseUrl: string;
+  apiKeyRateLimit: number;
+  localChainBlockTime: number;
+}
+
+interface DevSecrets {
+  jwtSecret: string;
+  walletEncryptionKey: string;
+}
+
+/**
+ * Outside production, missing secrets are generated once and kept in DATA_DIR so that tokens and
+ * encrypted wallets survive restarts of a local installation.
+ */
+function loadDevSecrets(dataDir: string): DevSecrets {
+  const file = path.join(dataDir, 'dev-secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  const secrets: DevSecrets = {
+    jwtSecret: randomBytes(32).toString('base64url'),
+    walletEncryptionKey: randomBytes(32).toString('hex'),
+  };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+function decodeKey(v: string): Buffer {
+  return hex32.test(v) ? Buffer.from(v.replace(/^0x/, ''), 'hex') : Buffer.from(v, 'base64');
+}
+
+/** Parses the environment once; throws ConfigError listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.')}: ${issue.message}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  if (production) {
+    const required: Array<[string, unknown]> = [
+      ['JWT_SECRET', e.JWT_SECRET],
+      ['WALLET_ENCRYPTION_KEY', e.WALLET_ENCRYPTION_KEY],
+      ['EDS_TRUSTED_CA_FILE', e.EDS_TRUSTED_CA_FILE],
+    ];
+    for (const [name, value] of required) {
+      if (value === undefined) problems.push(`${name}: required in production`);
+    }
+  }
+  if (e.EDS_TRUSTED_CA_FILE !== undefined && !existsSync(e.EDS_TRUSTED_CA_FILE)) {
+    problems.push(`EDS_TRUSTED_CA_FILE: file ${e.EDS_TRUSTED_CA_FILE} does not exist`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataDir = path.resolve(e.DATA_DIR);
+  const dev = e.JWT_SECRET && e.WALLET_ENCRYPTION_KEY ? undefined : loadDevSecrets(dataDir);
+  const publicBaseUrl = e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`;
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    rpcUrls: { testnet: e.TESTNET_RPC_URL, mainnet: e.MAINNET_RPC_URL },
+    jwtSecret: e.JWT_SECRET ?? dev!.jwtSecret,
+    walletEncryptionKey: decodeKey(e.WALLET_ENCRYPTION_KEY ?? dev!.walletEncryptionKey),
+    edsTrustedCaFile: e.EDS_TRUSTED_CA_FILE,
+    adminSubjects: (e.ADMIN_SUBJECTS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    faucetPrivateKey: e.FAUCET_PRIVATE_KEY,
+    publicBaseUrl,
+    devBaseUrl: e.DEV_BASE_URL ?? publicBaseUrl,
+    apiKeyRateLimit: e.API_KEY_RATE_LIMIT,
+    localChainBlockTime: e.LOCAL_CHAIN_BLOCK_TIME,
+  };
+}

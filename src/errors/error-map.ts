@@ -1,0 +1,75 @@
+import { GraphQLError } from 'graphql';
+import { ArgumentValidationError } from 'type-graphql';
+import { AppError, type ErrorDetails } from './app-error';
+import { httpStatusOf, type ErrorCode } from './error-codes';
+
+/** What a caller sees of an error: the body of API.md §1 plus status and headers. */
+export interface PublicError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetails;
+  headers?: Record<string, string>;
+}
+
+export const errorBody = (e: PublicError) => ({
+  error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
+});
+
+const make = (code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>): PublicError => ({
+  status: httpStatusOf(code),
+  code,
+  message,
+  details,
+  headers,
+});
+
+/** Connection failures of PostgreSQL (pg) or of the network stack: the database is unavailable. */
+function isDatabaseDown(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: string }).code;
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code ?? '') ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      e.message,
+    )
+  );
+}
+
+/** GraphQL's own input errors about the Network enum become INVALID_NETWORK, as on REST. */
+const NETWORK_INPUT = /"Network"|enum "Network"|Network!?"? (enum|cannot)/;
+
+/**
+ * The one place that turns any thrown value into a public error. Unknown errors become a bare
+ * INTERNAL and are handed to `onUnexpected` for logging; nothing else of them reaches the caller.
+ */
+export function toPublicError(err: unknown, onUnexpected: (e: unknown) => void): PublicError {
+  // GraphQL wraps what resolvers throw (sometimes twice); the innermost error says what happened.
+  let original: unknown = err;
+  while (original instanceof GraphQLError && !(original instanceof ArgumentValidationError) && original.originalError) {
+    original = original.originalError;
+  }
+  if (original instanceof AppError) return make(original.code, original.message, original.details, original.headers);
+  if (original instanceof ArgumentValidationError) {
+    const fields = original.extensions.validationErrors.map((v) => ({
+      field: v.property,
+      reasons: Object.values(v.constraints ?? {}),
+    }));
+    const first = fields[0]?.reasons[0];
+    return make('VALIDATION_FAILED', first ? `Invalid input: ${first}` : 'Invalid input', { fields });
+  }
+  if (isDatabaseDown(original)) {
+    return make('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly', undefined, {
+      'Retry-After': '5',
+    });
+  }
+  if (original instanceof GraphQLError && err instanceof GraphQLError) {
+    // Parse, validation and variable coercion errors of GraphQL itself: the caller's input.
+    if (NETWORK_INPUT.test(err.message)) {
+      return make('INVALID_NETWORK', 'network must be "testnet" or "mainnet"', { reason: err.message });
+    }
+    return make('VALIDATION_FAILED', err.message);
+  }
+  onUnexpected(original);
+  return make('INTERNAL', 'Internal server error');
+}

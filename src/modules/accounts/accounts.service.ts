@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { AppError } from '../../errors/app-error';
+import type { Logger } from '../../logger';
+import { NetworkName } from '../../schema/network';
+import { ProjectService } from '../projects/project.service';
+import { WalletService } from '../wallets/wallet.service';
+import type { Credentials } from '../../server/context';
+import type { AccessTokens } from './access-token';
+import type { DeveloperAuth } from './developer-auth';
+import type { Developer, DeveloperDetails, EdsChallenge, EdsLoginInput, LoginResult } from './accounts.types';
+import { DeveloperEntity } from './developer.entity';
+import { verifyEdsProof, type EdsIdentity, type EdsProof } from './eds/eds-verifier';
+import type { TrustStore } from './eds/trust-store';
+import { LoginChallengeEntity } from './login-challenge.entity';
+
+/** A challenge must be answered within 5 minutes (API.md §2). */
+const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+
+/** EDS login and developer profiles. */
+export class AccountService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly tokens: AccessTokens,
+    private readonly trust: TrustStore,
+    private readonly wallets: WalletService,
+    private readonly projects: ProjectService,
+    private readonly auth: DeveloperAuth,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The caller's own profile. */
+  async me(creds: Credentials): Promise<Developer> {
+    return this.profile(await this.auth.requireDeveloper(creds));
+  }
+
+  /** A developer's profile with wallets and projects; only the caller's own id. */
+  async developer(creds: Credentials, id: string): Promise<DeveloperDetails> {
+    const caller = await this.auth.requireDeveloper(creds);
+    this.auth.requireSelf(caller, id);
+    return this.details(caller);
+  }
+
+  async createChallenge(): Promise<EdsChallenge> {
+    const row = await this.ds.getRepository(LoginChallengeEntity).save({
+      nonce: randomBytes(32).toString('base64url'),
+      expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS),
+      consumedAt: null,
+    });
+    // Old challenges are useless; trimming them here keeps the table small without a scheduler.
+    void this.ds
+      .query(`DELETE FROM login_challenges WHERE expires_at < now() - interval '1 day'`)
+      .catch(() => undefined);
+    return { challengeId: row.id, nonce: row.nonce, expiresAt: row.expiresAt };
+  }
+
+  async login(input: EdsLoginInput): Promise<LoginResult> {
+    const proof = this.proofOf(input);
+    const nonce = await this.consumeChallenge(input.challengeId);
+    const identity = await verifyEdsProof(proof, nonce, this.trust);
+    const developer = await this.upsertDeveloper(identity);
+    const token = this.tokens.issue(developer.id);
+    this.logger.info({ developerId: developer.id }, 'developer logged in');
+    return { ...token, tokenType: 'Bearer', developer: await this.profile(developer) };
+  }
+
+  async profile(developer: DeveloperEntity): Promise<Developer> {
+    const wallet = await this.wallets.walletOf(developer.id);
+    return {
+      id: developer.id,
+      displayName: developer.displayName,
+      subject: developer.subject,
+      walletAddress: wallet.address,
+      createdAt: developer.createdAt,
+      lastLoginAt: developer.lastLoginAt,
+    };
+  }
+
+  private async details(developer: DeveloperEntity): Promise<DeveloperDetails> {
+    const profile = await this.profile(developer);
+    return {
+      ...profile,
+      wallets: [{ address: profile.walletAddress, networks: [NetworkName.testnet, NetworkName.mainnet] }],
+      projects: await this.projects.listOwnedBy(developer.id),
+    };
+  }
+
+  private proofOf(input: EdsLoginInput): EdsProof {
+    if (input.cms !== undefined && input.cms !== null) {
+      if (input.certificate || input.signature) {
+        throw new AppError('VALIDATION_FAILED', 'Send either cms, or certificate and signature, not both');
+      }
+      return { cms: input.cms };
+    }
+    if (!input.certificate || !input.signature) {
+      throw new AppError('VALIDATION_FAILED', 'Send certificate and signature, or cms', {
+        missing: [!input.certificate && 'certificate', !input.signature && 'signature'].filter(Boolean),
+      });
+    }
+    return { certificate: input.certificate, signature: input.signature };
+  }
+
+  /** Marks the challenge used by this attempt, successful or not, and returns its nonce. */
+  private async consumeChallenge(challengeId: string): Promise<string> {
+    // TypeORM answers UPDATE ... RETURNING with [rows, affectedCount].
+    const [rows]: [Array<{ nonce: string; expired: boolean }>, number] = await this.ds.query(
+      `UPDATE login_challenges SET consumed_at = now()
+        WHERE id = $1 AND consumed_at IS NULL
+        RETURNING nonce, expires_at < now() AS expired`,
+      [challengeId],
+    );
+    const row = rows[0];
+    if (!row) throw new AppError('EDS_INVALID', 'The challenge is unknown or was already used');
+    if (row.expired) throw new AppError('EDS_INVALID', 'The challenge has expired; request a new one');
+    return row.nonce;
+  }
+
+  /** First login creates the developer and its wallet; later logins refresh the certificate names. */
+  private async upsertDeveloper(identity: EdsIdentity): Promise<DeveloperEntity> {
+    return this.ds.transaction(async (manager) => {
+      const displayName = identity.commonName ?? identity.subject ?? 'Developer';
+      const rows: Array<{ id: string; inserted: boolean }> = await manager.query(
+        `INSERT INTO developers (identity_key, serial_number, display_name, subject, last_login_at)
+         VALUES ($1, $2, $3, $4, now())
+         ON CONFLICT (identity_key) DO UPDATE
+           SET display_name = EXCLUDED.display_name, subject = EXCLUDED.subject, last_login_at = now()
+         RETURNING id, (xmax = 0) AS inserted`,
+        [identity.identityKey, identity.serialNumber, displayName, identity.subject],
+      );
+      const { id, inserted } = rows[0]!;
+      if (inserted) await this.wallets.createFor(manager, id);
+      return manager.getRepository(DeveloperEntity).findOneByOrFail({ id });
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import type { DataSource } from 'typeorm';
+import { AppError } from '../../errors/app-error';
+import type { Credentials } from '../../server/context';
+import type { AccessTokens } from './access-token';
+import { DeveloperEntity } from './developer.entity';
+
+/** Checks developer tokens: every dev-jwt operation starts here. */
+export class DeveloperAuth {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly tokens: AccessTokens,
+  ) {}
+
+  /** The developer behind a valid JWT; 401 for none, a malformed, forged or expired one, or an API key. */
+  async requireDeveloper(creds: Credentials): Promise<DeveloperEntity> {
+    if (creds.malformedAuthorization) {
+      throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <access token>"');
+    }
+    if (!creds.bearer) {
+      throw new AppError('UNAUTHENTICATED', 'A developer access token is required (Authorization: Bearer <token>)');
+    }
+    if (creds.bearer.startsWith('svc_')) {
+      throw new AppError('UNAUTHENTICATED', 'This operation needs a developer access token, not an API key');
+    }
+    const id = this.tokens.verify(creds.bearer);
+    const developer = await this.ds.getRepository(DeveloperEntity).findOneBy({ id });
+    if (!developer) throw new AppError('UNAUTHENTICATED', 'The access token is invalid');
+    return developer;
+  }
+
+  /** Paths with a developer `{id}` accept only the caller's own id. */
+  requireSelf(caller: DeveloperEntity, id: string): void {
+    if (caller.id !== id) {
+      throw new AppError('FORBIDDEN', "Only the caller's own developer id is accepted here");
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import { ERROR_STATUS } from '../errors/error-codes';
+import { AREA_BASE, successStatus, toRouterPath, type RestArea, type RestRoute } from './routes';
+
+/** An OpenAPI 3 document as plain JSON (only the parts this module touches are typed). */
+export interface OpenApiDocument {
+  openapi: string;
+  info: Record<string, unknown>;
+  servers?: Array<{ url: string; description?: string }>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+  [key: string]: unknown;
+}
+
+interface OpenApiOperation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }>; required?: boolean };
+  responses?: Record<string, unknown>;
+  security?: Array<Record<string, string[]>>;
+  [key: string]: unknown;
+}
+
+interface JsonSchema {
+  type?: string;
+  properties?: Record<string, unknown>;
+  required?: string[];
+  [key: string]: unknown;
+}
+
+const TITLES: Record<RestArea, string> = {
+  devportal: 'Developer portal and contract gateway',
+  explorer: 'Explorer',
+};
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+const SECURITY: Record<RestRoute['auth'], Array<Record<string, string[]>>> = {
+  public: [],
+  'dev-jwt': [{ BearerAuth: [] }],
+  'api-key': [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+};
+
+/** Error statuses a route can answer, for its documented responses. */
+function errorStatuses(route: RestRoute): number[] {
+  const s = new Set<number>([400, 500, 503]);
+  if (route.auth !== 'public') (s.add(401), s.add(403));
+  if (route.path.includes('{')) s.add(404);
+  if (route.method === 'POST') s.add(413);
+  return [...s].sort();
+}
+
+/**
+ * Turns the document SOFA generates into the one we serve: only our routes, operationIds named
+ * after the GraphQL fields, path parameters no longer repeated as body fields, flat bodies for
+ * `input` arguments, security schemes and error responses declared.
+ */
+export function buildOpenApiDocument(opts: {
+  area: RestArea;
+  generated: OpenApiDocument;
+  routes: readonly RestRoute[];
+  inputTypes: Map<string, string>;
+  servers: string[];
+}): OpenApiDocument {
+  const base = AREA_BASE[opts.area];
+  const generated = structuredClone(opts.generated);
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of opts.routes) {
+    const key = Object.keys(generated.paths).find(
+      (p) => p === route.path || p === `${base}${route.path}` || p === toRouterPath(route.path),
+    );
+    const op: OpenApiOperation = (key && generated.paths[key]?.[route.method.toLowerCase()]) || {};
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    op.operationId = route.field.split('.')[1];
+    op.summary = route.summary;
+    op.tags = [opts.area];
+    op.security = SECURITY[route.auth];
+    op.parameters = (op.parameters ?? []).filter((p) => p.in !== 'path');
+    for (const name of pathParams) {
+      op.parameters.unshift({ name, in: 'path', required: true, schema: { type: 'string' } });
+    }
+    const body = op.requestBody?.content?.['application/json']?.schema;
+    const inputType = opts.inputTypes.get(route.field);
+    if (route.method !== 'POST') {
+      delete op.requestBody;
+    } else if (inputType) {
+      op.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${inputType}` } } },
+      };
+    } else if (body?.properties) {
+      for (const name of pathParams) delete body.properties[name];
+      body.required = (body.required ?? []).filter((r) => !pathParams.includes(r));
+      if (Object.keys(body.properties).length === 0) delete op.requestBody;
+    }
+    const ok = successStatus(route);
+    const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
+    op.responses = { [ok]: success };
+    for (const status of errorStatuses(route)) {
+      op.responses[status] = errorResponse(
+        Object.entries(ERROR_STATUS)
+          .filter(([, s]) => s === status)
+          .map(([c]) => c)
+          .join(', '),
+      );
+    }
+    const docPath = `${base}${route.path}`;
+    paths[docPath] = { ...(paths[docPath] ?? {}), [route.method.toLowerCase()]: op };
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: TITLES[opts.area],
+      version: '1.0.0',
+      description: `REST API under ${base}. Errors are {"error": {"code", "message", "details"?}}.`,
+    },
+    servers: opts.servers.map((url) => ({ url })),
+    paths,
+    components: {
+      schemas: {
+        ...generated.components.schemas,
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+                message: { type: 'string' },
+                details: { type: 'object', additionalProperties: true },
+              },
+            },
+          },
+        },
+      },
+      securitySchemes: {
+        BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      },
+    },
+  };
+}

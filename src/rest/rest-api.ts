@@ -1,0 +1,178 @@
+import { filterSchema, pruneSchema } from '@graphql-tools/utils';
+import express from 'express';
+import { Response as FetsResponse } from 'fets';
+import {
+  execute,
+  getNamedType,
+  isInputObjectType,
+  isObjectType,
+  Kind,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { useSofa } from 'sofa-api';
+import { AppError } from '../errors/app-error';
+import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
+import type { Logger } from '../logger';
+import type { RequestContext } from '../server/context';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
+import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
+
+/** What the REST layer hands SOFA for each request: the app context and the parsed body. */
+interface RestServerContext {
+  appContext: RequestContext;
+  body: Record<string, unknown>;
+}
+
+export interface RestApiOptions {
+  schema: GraphQLSchema;
+  makeContext: (req: express.Request) => RequestContext;
+  logger: Logger;
+  servers: string[];
+}
+
+export interface RestApi {
+  router: express.Router;
+  openApi: OpenApiDocument;
+}
+
+/** Body size limit of API.md §1. */
+export const MAX_BODY = '1mb';
+
+const sendError = (res: express.Response, e: PublicError): void => {
+  for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+  res.status(e.status).json(errorBody(e));
+};
+
+/** The schema SOFA sees for one area: only the root fields that have a route there. */
+function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
+  const fields = new Set(REST_ROUTES.filter((r) => r.area === area).map((r) => r.field));
+  return pruneSchema(
+    filterSchema({
+      schema,
+      rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
+    }),
+  );
+}
+
+/**
+ * REST bodies are flat (`{name, description}`), while GraphQL mutations take them as one `input`
+ * argument: when an operation has an `input` variable that the body does not name, the body
+ * (less the operation's other arguments) becomes it.
+ */
+function withInputFromBody(args: ExecutionArgs): ExecutionArgs {
+  const ctx = args.contextValue as RestServerContext;
+  const op = args.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const names = op?.variableDefinitions?.map((v) => v.variable.name.value) ?? [];
+  const variables = { ...(args.variableValues ?? {}) };
+  if (names.includes('input') && variables.input === undefined && !('input' in ctx.body)) {
+    const input: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(ctx.body)) if (!names.includes(k)) input[k] = v;
+    variables.input = input;
+  }
+  return { ...args, variableValues: variables, contextValue: ctx.appContext };
+}
+
+/** Parses a JSON body; a malformed one or one that is not an object is the caller's error (400). */
+function parseBody(raw: unknown): Record<string, unknown> {
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('VALIDATION_FAILED', 'The request body is not valid JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The REST API of one area (devportal or explorer): SOFA over the area's part of the schema. */
+export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
+  const base = AREA_BASE[area];
+  const routes = REST_ROUTES.filter((r) => r.area === area);
+  const schema = areaSchema(opts.schema, area);
+  const objectTypes = Object.values(schema.getTypeMap())
+    .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
+    .map((t) => t.name);
+
+  const sofa = useSofa({
+    basePath: base,
+    schema,
+    // Every object type is returned whole, never cut down to its id as SOFA does for "models".
+    ignore: objectTypes,
+    depthLimit: 3,
+    routes: Object.fromEntries(
+      routes.map((r) => [
+        r.field,
+        { method: r.method, path: toRouterPath(r.path), responseStatus: successStatus(r), tags: [area] },
+      ]),
+    ),
+    context: (serverContext) => serverContext as unknown as RestServerContext as unknown as Record<string, unknown>,
+    execute: (args: ExecutionArgs) => execute(withInputFromBody(args)),
+    errorHandler: (errors) => {
+      const e = toPublicError(errors[0], (err) => opts.logger.error({ err }, 'unexpected error in REST call'));
+      return new FetsResponse(JSON.stringify(errorBody(e)), {
+        status: e.status,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...(e.headers ?? {}) },
+      });
+    },
+  });
+
+  const inputTypes = new Map<string, string>();
+  for (const r of routes) {
+    const [op, name] = r.field.split('.') as [string, string];
+    const root = op === 'Query' ? schema.getQueryType() : schema.getMutationType();
+    const inputArg = root?.getFields()[name]?.args.find((a) => a.name === 'input');
+    const named = inputArg && getNamedType(inputArg.type);
+    if (named && isInputObjectType(named)) inputTypes.set(r.field, named.name);
+  }
+  const openApi = buildOpenApiDocument({
+    area,
+    generated: sofa.openAPIDocument as unknown as OpenApiDocument,
+    routes,
+    inputTypes,
+    servers: opts.servers,
+  });
+
+  const router = express.Router();
+  router.use(express.raw({ type: () => true, limit: MAX_BODY }));
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  router.use(async (req, res, next) => {
+    try {
+      const appContext = opts.makeContext(req);
+      const body = parseBody(req.body);
+      const url = new URL(req.originalUrl, 'http://rest.local');
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
+      const request = new Request(url, {
+        method: req.method,
+        headers: { 'content-type': 'application/json' },
+        body: hasBody ? JSON.stringify(body) : undefined,
+      });
+      const serverContext: RestServerContext = { appContext, body };
+      const response: Response | undefined = await sofa.fetch(request, serverContext);
+      const isJson = response?.headers.get('content-type')?.includes('json') ?? false;
+      if (!response || !isJson || url.pathname.startsWith(`${base}/webhook`) || url.pathname === `${base}/docs`) {
+        // No SOFA route answered (or one of SOFA's extras we do not serve): a JSON 404.
+        sendError(res, {
+          status: 404,
+          code: 'NOT_FOUND',
+          message: `No route ${req.method} ${url.pathname}`,
+        });
+        return;
+      }
+      res.status(response.status);
+      response.headers.forEach((value, key) => {
+        if (key !== 'content-length') res.setHeader(key, value);
+      });
+      res.send(Buffer.from(await response.arrayBuffer()));
+    } catch (err) {
+      next(err);
+    }
+  });
+  return { router, openApi };
+}

@@ -1,0 +1,39 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from '../logger';
+import type { Services } from './services';
+
+/** Credentials as presented; each domain service decides which it needs and checks them. */
+export interface Credentials {
+  /** Token from `Authorization: Bearer ...` (a JWT, or an API key starting with `svc_`). */
+  bearer?: string;
+  /** Key from the `x-api-key` header. */
+  apiKey?: string;
+  /** An Authorization header was sent but is not of the form `Bearer <token>`. */
+  malformedAuthorization?: boolean;
+}
+
+/** Per-request context shared by GraphQL over HTTP, GraphQL over WebSocket and REST. */
+export interface RequestContext {
+  requestId: string;
+  credentials: Credentials;
+  services: Services;
+  logger: Logger;
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Reads credentials from HTTP headers or graphql-ws connectionParams (same names). */
+export function credentialsFrom(headers: IncomingHttpHeaders | Record<string, unknown>): Credentials {
+  const lower: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
+  const auth = first(lower['authorization'] as string | string[] | undefined);
+  const apiKey = first(lower['x-api-key'] as string | string[] | undefined);
+  const match = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  return {
+    bearer: match?.[1],
+    malformedAuthorization: typeof auth === 'string' && auth.trim() !== '' && !match,
+    apiKey: typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined,
+  };
+}

@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import express from 'express';
+import {
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
+import type { Logger } from '../logger';
+import { createRestApi, MAX_BODY } from '../rest/rest-api';
+import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
+import { assertComplexity, complexityPlugin, graphqlValidationRules } from '../schema/limits';
+import { credentialsFrom, type RequestContext } from './context';
+import type { Metrics } from './metrics';
+import type { Services } from './services';
+
+export interface ReadinessReport {
+  ready: boolean;
+  database: { ready: boolean };
+  networks: Record<string, { healthy: boolean; chainId: number; latencyMs: number | null; error?: string }>;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  schema: GraphQLSchema;
+  services: Services;
+  logger: Logger;
+  metrics: Metrics;
+  readiness: () => Promise<ReadinessReport>;
+  servers: string[];
+}
+
+export interface RunningHttpServer {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** GraphQL errors carry the API.md code in extensions.code and never anything internal. */
+function formatGraphQLError(logger: Logger, metrics: Metrics) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const e: PublicError = toPublicError(error, (err) => {
+      metrics.unexpectedErrors.inc();
+      logger.error({ err }, 'unexpected error in GraphQL call');
+    });
+    return {
+      message: e.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: e.code, ...(e.details ? { details: e.details } : {}) },
+    };
+  };
+}
+
+/** GraphQL over HTTP answers 200 with errors in the body (API.md §1), as GraphQL clients expect. */
+const graphqlStatus200: ApolloServerPlugin = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        if (response.http.status && response.http.status >= 400 && response.http.status < 500) {
+          response.http.status = 200;
+        }
+      },
+    };
+  },
+};
+
+/** Area label for metrics, bounded to a few values. */
+function areaOf(path: string): string {
+  if (path.startsWith('/graphql')) return 'graphql';
+  for (const [area, base] of Object.entries(AREA_BASE)) if (path.startsWith(base)) return area;
+  return ['/healthz', '/readyz', '/metrics'].includes(path) ? 'ops' : 'other';
+}
+
+/** Builds the HTTP server: GraphQL (HTTP + WebSocket), REST by SOFA, health and metrics. */
+export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
+  const { logger, metrics, services } = opts;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const server = http.createServer(app);
+
+  const contextFor = (requestId: string, headers: Record<string, unknown>): RequestContext => ({
+    requestId,
+    credentials: credentialsFrom(headers),
+    services,
+    logger: logger.child({ requestId }),
+  });
+
+  app.use((req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('x-request-id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.httpRequests.observe({ area: areaOf(req.path), method: req.method, status: res.statusCode }, seconds);
+      logger.info(
+        { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const report = await opts.readiness();
+    res.status(report.ready ? 200 : 503).json(report);
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('content-type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+
+  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const format = formatGraphQLError(logger, metrics);
+  const wsError = (error: unknown): GraphQLError => {
+    const f = format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error);
+    return new GraphQLError(f.message, { extensions: f.extensions });
+  };
+  const wsCleanup = useServer(
+    {
+      schema: opts.schema,
+      // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
+      onSubscribe: (ctx, _id, payload) => {
+        try {
+          const document = parse(payload.query);
+          const errors = validate(opts.schema, document, [...specifiedRules, ...graphqlValidationRules()]);
+          if (errors.length > 0) return errors.map(wsError);
+          assertComplexity(opts.schema, document, payload.variables ?? undefined, payload.operationName);
+          return {
+            schema: opts.schema,
+            document,
+            variableValues: payload.variables,
+            operationName: payload.operationName,
+            contextValue: contextFor(randomUUID(), (ctx.connectionParams ?? {}) as Record<string, unknown>),
+          };
+        } catch (error) {
+          return [wsError(error)];
+        }
+      },
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : result,
+    },
+    wss,
+  );
+
+  const apollo = new ApolloServer<RequestContext>({
+    schema: opts.schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    validationRules: graphqlValidationRules(),
+    formatError: format,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      graphqlStatus200,
+      complexityPlugin(opts.schema),
+      {
+        async serverWillStart() {
+          return {
+            async drainServer() {
+              await wsCleanup.dispose();
+            },
+          };
+        },
+      },
+    ],
+  });
+  await apollo.start();
+  app.use(
+    '/graphql',
+    express.json({ limit: MAX_BODY }),
+    expressMiddleware(apollo, {
+      context: async ({ req, res }) => contextFor(res.locals.requestId as string, req.headers),
+    }),
+  );
+
+  for (const area of Object.keys(AREA_BASE) as RestArea[]) {
+    // An area without routes yet has nothing to mount; the JSON 404 below answers its paths.
+    if (!REST_ROUTES.some((r) => r.area === area)) continue;
+    const rest = createRestApi(area, {
+      schema: opts.schema,
+      logger,
+      servers: opts.servers,
+      makeContext: (req) => contextFor(req.res?.locals.requestId as string, req.headers),
+    });
+    app.use(AREA_BASE[area], rest.router);
+  }
+
+  app.use((req, res) => {
+    res.status(404).json(errorBody({ status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${req.path}` }));
+  });
+  // Express calls an error handler by its arity: the unused `next` must stay.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  app.use((err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const type = (err as { type?: string }).type;
+    let e: PublicError;
+    if (type === 'entity.too.large') {
+      e = { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${MAX_BODY}` };
+    } else if (type === 'entity.parse.failed') {
+      e = { status: 400, code: 'VALIDATION_FAILED', message: 'The request body is not valid JSON' };
+    } else {
+      e = toPublicError(err, (x) => {
+        metrics.unexpectedErrors.inc();
+        logger.error({ err: x, requestId: res.locals.requestId }, 'unexpected error');
+      });
+    }
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+    res.status(e.status).json(errorBody(e));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const url = `http://${opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host}:${port}`;
+  logger.info({ url }, 'HTTP server listening (GraphQL at /graphql, REST at /api/devportal and /api/explorer)');
+
+  return {
+    server,
+    url,
+    async close() {
+      // Apollo's drain plugin stops accepting connections and waits for in-flight requests.
+      await apollo.stop();
+      server.closeAllConnections();
+    },
+  };
+}

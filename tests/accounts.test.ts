@@ -1,0 +1,402 @@
+import jwt from 'jsonwebtoken';
+import { Client as PgClient } from 'pg';
+import { createDevCa, issueCertificate, signNonce, signNonceCms } from '../src/modules/accounts/eds/dev-ca';
+import { openPrivateKey } from '../src/modules/wallets/wallet-key-cipher';
+import { client, type Client } from './kit/http';
+import { issueDeveloperCertificate, login } from './kit/login';
+import { startStack, TEST_JWT_SECRET, TEST_WALLET_KEY, type Stack } from './kit/stack';
+
+let stack: Stack;
+let api: Client;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack.url);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const challenge = async () => (await api.post('/api/devportal/auth/eds/challenge')).body;
+
+async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const pg = new PgClient({ connectionString: stack.databaseUrl });
+  await pg.connect();
+  try {
+    return (await pg.query(sql, params)).rows as T[];
+  } finally {
+    await pg.end();
+  }
+}
+
+describe('EDS challenge', () => {
+  it('returns a random nonce valid for 5 minutes', async () => {
+    const res = await api.post('/api/devportal/auth/eds/challenge');
+    expect(res.status).toBe(201);
+    expect(res.body.challengeId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.nonce.length).toBeGreaterThanOrEqual(32);
+    const ttl = Date.parse(res.body.expiresAt) - Date.now();
+    expect(ttl).toBeGreaterThan(4 * 60 * 1000);
+    expect(ttl).toBeLessThanOrEqual(5 * 60 * 1000);
+    expect((await challenge()).nonce).not.toBe(res.body.nonce);
+  });
+});
+
+describe('EDS login', () => {
+  it.each([
+    ['RSA PKCS#1 v1.5', 'RSA' as const, undefined],
+    ['RSA-PSS', 'RSA-PSS' as const, undefined],
+    ['ECDSA P-256, DER', 'ECDSA-P256' as const, 'der' as const],
+    ['ECDSA P-256, IEEE P1363', 'ECDSA-P256' as const, 'p1363' as const],
+    ['ECDSA P-384', 'ECDSA-P384' as const, 'der' as const],
+  ])('accepts a raw %s signature and returns a 12-hour token', async (_label, algorithm, ecdsaEncoding) => {
+    const cred = await issueDeveloperCertificate(stack.ca, { algorithm, commonName: 'Ada Lovelace' });
+    const c = await challenge();
+    const res = await api.post('/api/devportal/auth/eds/login', {
+      challengeId: c.challengeId,
+      certificate: cred.certificatePem,
+      signature: await signNonce(cred, c.nonce, { ecdsaEncoding }),
+    });
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    expect(res.body).toMatchObject({ tokenType: 'Bearer', expiresIn: 43200 });
+    expect(Date.parse(res.body.expiresAt) - Date.now()).toBeGreaterThan(43200 * 1000 - 60_000);
+    expect(res.body.developer).toMatchObject({ displayName: 'Ada Lovelace' });
+    expect(res.body.developer.walletAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const decoded = jwt.decode(res.body.accessToken, { complete: true })!;
+    expect(decoded.header.alg).toBe('HS256');
+    expect(decoded.payload).toMatchObject({ sub: res.body.developer.id });
+    const me = await api.get('/api/devportal/auth/me', { token: res.body.accessToken });
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(res.body.developer.id);
+  });
+
+  it.each([
+    ['attached', false],
+    ['detached', true],
+  ])('accepts a CMS SignedData (%s)', async (_label, detached) => {
+    const cred = await issueDeveloperCertificate(stack.ca);
+    const c = await challenge();
+    const res = await api.post('/api/devportal/auth/eds/login', {
+      challengeId: c.challengeId,
+      cms: await signNonceCms(cred, c.nonce, { detached }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.developer.id).toBeDefined();
+  });
+
+  it('accepts a base64 DER certificate as well as PEM', async () => {
+    const cred = await issueDeveloperCertificate(stack.ca);
+    const der = cred.certificatePem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+    const c = await challenge();
+    const res = await api.post('/api/devportal/auth/eds/login', {
+      challengeId: c.challengeId,
+      certificate: der,
+      signature: await signNonce(cred, c.nonce),
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it('is the same developer after a certificate renewal with the same serialNumber', async () => {
+    const first = await login(api, stack.ca, await issueDeveloperCertificate(stack.ca, { serialNumber: 'IIN900101300123' }));
+    const renewed = await issueDeveloperCertificate(stack.ca, {
+      serialNumber: 'IIN900101300123',
+      algorithm: 'RSA',
+      commonName: 'Renamed Developer',
+    });
+    const second = await login(api, stack.ca, renewed);
+    expect(second.developerId).toBe(first.developerId);
+    expect(second.walletAddress).toBe(first.walletAddress);
+    const me = await api.get('/api/devportal/auth/me', { token: second.token });
+    expect(me.body.displayName).toBe('Renamed Developer');
+    expect(me.body.subject).toContain('IIN900101300123');
+  });
+
+  it('keys a certificate without serialNumber by its public key', async () => {
+    const cred = await issueCertificate(stack.ca, { commonName: 'No Serial' });
+    const a = await login(api, stack.ca, cred);
+    const b = await login(api, stack.ca, cred);
+    expect(a.developerId).toBe(b.developerId);
+    const other = await login(api, stack.ca, await issueCertificate(stack.ca, { commonName: 'No Serial' }));
+    expect(other.developerId).not.toBe(a.developerId);
+  });
+
+  async function attempt(body: Record<string, unknown>) {
+    return api.post('/api/devportal/auth/eds/login', body);
+  }
+
+  async function expectRefused(make: (nonce: string) => Promise<Record<string, unknown>>, reason: RegExp) {
+    const c = await challenge();
+    const res = await attempt({ challengeId: c.challengeId, ...(await make(c.nonce)) });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('EDS_INVALID');
+    expect(res.body.error.message).toMatch(reason);
+    return res;
+  }
+
+  it('refuses a replayed challenge, even after a failed attempt', async () => {
+    const cred = await issueDeveloperCertificate(stack.ca);
+    const c = await challenge();
+    const body = { challengeId: c.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, c.nonce) };
+    expect((await attempt(body)).status).toBe(201);
+    const replay = await attempt(body);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error).toMatchObject({ code: 'EDS_INVALID' });
+
+    const c2 = await challenge();
+    const bad = await attempt({ challengeId: c2.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, 'other') });
+    expect(bad.status).toBe(401);
+    const good = await attempt({ challengeId: c2.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, c2.nonce) });
+    expect(good.status).toBe(401);
+  });
+
+  it('refuses an expired challenge', async () => {
+    const cred = await issueDeveloperCertificate(stack.ca);
+    const c = await challenge();
+    await query(`UPDATE login_challenges SET expires_at = now() - interval '1 second' WHERE id = $1`, [c.challengeId]);
+    const res = await attempt({ challengeId: c.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, c.nonce) });
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/expired/);
+  });
+
+  it('refuses an unknown challenge', async () => {
+    const cred = await issueDeveloperCertificate(stack.ca);
+    const res = await attempt({
+      challengeId: '00000000-0000-4000-8000-000000000000',
+      certificate: cred.certificatePem,
+      signature: await signNonce(cred, 'x'),
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('EDS_INVALID');
+  });
+
+  it('refuses a signature over something else', async () => {
+    const cred = await issueDeveloperCertificate(stack.ca);
+    await expectRefused(async () => ({ certificate: cred.certificatePem, signature: await signNonce(cred, 'not the nonce') }), /signature/i);
+  });
+
+  it('refuses a certificate from an untrusted CA', async () => {
+    const other = await createDevCa({ commonName: 'Some Other CA' });
+    const cred = await issueDeveloperCertificate(other);
+    await expectRefused(async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }), /trusted/i);
+  });
+
+  it('refuses a look-alike CA with the same name as the trusted one', async () => {
+    const lookAlike = await createDevCa({ commonName: 'Test EDS Root CA' });
+    const cred = await issueDeveloperCertificate(lookAlike);
+    await expectRefused(async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }), /trusted/i);
+  });
+
+  it('refuses an expired certificate and a not yet valid one', async () => {
+    const day = 24 * 3600 * 1000;
+    const expired = await issueDeveloperCertificate(stack.ca, {
+      notBefore: new Date(Date.now() - 10 * day),
+      notAfter: new Date(Date.now() - day),
+    });
+    await expectRefused(async (n) => ({ certificate: expired.certificatePem, signature: await signNonce(expired, n) }), /expired/i);
+    const future = await issueDeveloperCertificate(stack.ca, {
+      notBefore: new Date(Date.now() + day),
+      notAfter: new Date(Date.now() + 10 * day),
+    });
+    await expectRefused(async (n) => ({ certificate: future.certificatePem, signature: await signNonce(future, n) }), /not yet valid/i);
+  });
+
+  it('refuses a certificate whose key usage does not allow digital signatures', async () => {
+    const cred = await issueDeveloperCertificate(stack.ca, { keyUsageDigitalSignature: false });
+    await expectRefused(async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }), /key usage/i);
+  });
+
+  it('refuses CMS signed by an untrusted signer', async () => {
+    const other = await createDevCa({ commonName: 'Test EDS Root CA' });
+    const cred = await issueDeveloperCertificate(other);
+    await expectRefused(async (n) => ({ cms: await signNonceCms(cred, n) }), /trusted/i);
+  });
+
+  it('refuses garbage certificates and signatures with 401, not 500', async () => {
+    await expectRefused(async () => ({ certificate: 'not a certificate', signature: 'AAAA' }), /certificate/i);
+    await expectRefused(async () => ({ cms: 'bm90IGNtcw==' }), /CMS/i);
+  });
+
+  it('answers 400 VALIDATION_FAILED for a body without the needed fields', async () => {
+    for (const body of [{}, { challengeId: 'not-a-uuid', cms: 'x' }, { challengeId: '00000000-0000-4000-8000-000000000000' }, { challengeId: 5 }]) {
+      const res = await attempt(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+});
+
+describe('developer tokens', () => {
+  let dev: Awaited<ReturnType<typeof login>>;
+  beforeAll(async () => {
+    dev = await login(api, stack.ca);
+  });
+
+  const me = (token?: string, raw?: string) =>
+    api.get('/api/devportal/auth/me', raw ? { headers: { authorization: raw } } : { token });
+
+  it('refuses a missing, malformed, tampered, alg:none, foreign-algorithm or expired token with 401', async () => {
+    const [h, p] = dev.token.split('.');
+    const tamperedPayload = Buffer.from(JSON.stringify({ ...jwt.decode(dev.token) as object, sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`;
+    const hs512 = jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal' }, TEST_JWT_SECRET, { algorithm: 'HS512' });
+    const expired = jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal', iat: Math.floor(Date.now() / 1000) - 43201, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
+    const otherSecret = jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal' }, 'another-secret-another-secret-another', { algorithm: 'HS256' });
+    for (const res of [
+      await me(),
+      await me(undefined, 'Basic abc'),
+      await me('garbage'),
+      await me(`${h}.${tamperedPayload}.${dev.token.split('.')[2]}`),
+      await me(none),
+      await me(hs512),
+      await me(expired),
+      await me(otherSecret),
+      await me('svc_abcdefabcdefabcdefabcdefabcdefabcdefabcdefa'),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHENTICATED');
+    }
+    expect((await me(expired)).body.error.message).toMatch(/expired/);
+  });
+
+  it('shows a developer their own profile with wallets and projects, and refuses other ids with 403', async () => {
+    const own = await api.get(`/api/devportal/developers/${dev.developerId}`, { token: dev.token });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({
+      id: dev.developerId,
+      walletAddress: dev.walletAddress,
+      wallets: [{ address: dev.walletAddress, networks: ['testnet', 'mainnet'] }],
+      projects: [],
+    });
+    const other = await login(api, stack.ca);
+    for (const id of [other.developerId, 'not-a-uuid']) {
+      const res = await api.get(`/api/devportal/developers/${id}`, { token: dev.token });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    expect((await api.get(`/api/devportal/developers/${dev.developerId}`)).status).toBe(401);
+  });
+});
+
+describe('projects', () => {
+  let dev: Awaited<ReturnType<typeof login>>;
+  beforeAll(async () => {
+    dev = await login(api, stack.ca);
+  });
+
+  it('creates a project and lists it in the developer profile', async () => {
+    const res = await api.post('/api/devportal/projects', { name: '  Payments  ', description: 'Invoices on chain' }, { token: dev.token });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Payments', description: 'Invoices on chain', ownerId: dev.developerId });
+    expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
+    const profile = await api.get(`/api/devportal/developers/${dev.developerId}`, { token: dev.token });
+    expect(profile.body.projects).toEqual([res.body]);
+  });
+
+  it('needs a developer token', async () => {
+    const res = await api.post('/api/devportal/projects', { name: 'x' });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it.each([
+    ['no name', {}],
+    ['an empty name', { name: '' }],
+    ['a blank name', { name: '   ' }],
+    ['a name over 100 characters', { name: 'x'.repeat(101) }],
+    ['a non-string name', { name: 42 }],
+    ['a description over 1000 characters', { name: 'ok', description: 'd'.repeat(1001) }],
+  ])('refuses %s with 400 VALIDATION_FAILED and stores nothing', async (_label, body) => {
+    const before = await query<{ n: string }>('SELECT count(*) AS n FROM projects');
+    const res = await api.post('/api/devportal/projects', body, { token: dev.token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error.message).toEqual(expect.any(String));
+    const after = await query<{ n: string }>('SELECT count(*) AS n FROM projects');
+    expect(after[0]!.n).toBe(before[0]!.n);
+  });
+});
+
+describe('custodial wallet', () => {
+  it('stores the private key only encrypted and never returns it', async () => {
+    const dev = await login(api, stack.ca);
+    const [row] = await query<{ address: string; encrypted_key: Buffer }>(
+      'SELECT w.address, w.encrypted_key FROM custodial_wallets w WHERE developer_id = $1',
+      [dev.developerId],
+    );
+    expect(row!.address).toBe(dev.walletAddress);
+    const privateKey = openPrivateKey(row!.encrypted_key, row!.address, Buffer.from(TEST_WALLET_KEY, 'hex'));
+    const hex = privateKey.slice(2);
+    expect(row!.encrypted_key.toString('hex')).not.toContain(hex);
+    const columns = await query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_name = 'custodial_wallets'`,
+    );
+    expect(columns.map((c) => c.column_name).sort()).toEqual(['address', 'created_at', 'developer_id', 'encrypted_key', 'id']);
+    const responses = [
+      await api.get('/api/devportal/auth/me', { token: dev.token }),
+      await api.get(`/api/devportal/developers/${dev.developerId}`, { token: dev.token }),
+      await api.graphql('{ me { id walletAddress } }', {}, { token: dev.token }),
+    ];
+    for (const r of responses) expect(JSON.stringify(r.body).toLowerCase()).not.toContain(hex.toLowerCase());
+  });
+});
+
+describe('HTTP conventions', () => {
+  it('answers 413 PAYLOAD_TOO_LARGE for bodies over 1 MiB, on REST and GraphQL', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
+    const rest = await api.call('POST', '/api/devportal/projects', undefined, { raw: big });
+    expect(rest.status).toBe(413);
+    expect(rest.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    const gql = await api.call('POST', '/graphql', undefined, { raw: JSON.stringify({ query: `{ __typename }`, pad: 'x'.repeat(1024 * 1024 + 10) }) });
+    expect(gql.status).toBe(413);
+    expect(gql.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 400 VALIDATION_FAILED for malformed JSON and non-object bodies', async () => {
+    for (const raw of ['{"name": ', '[1,2]', '"text"', 'null']) {
+      const res = await api.call('POST', '/api/devportal/projects', undefined, { raw });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    for (const path of ['/nope', '/api/devportal/nope', '/api/devportal/webhook', '/api/explorer/nope', '/api/devportal/docs']) {
+      const res = await api.get(path);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
+    const wrongMethod = await api.del('/api/devportal/auth/me');
+    expect(wrongMethod.status).toBe(404);
+  });
+
+  it('serves health, readiness with each network, and Prometheus metrics', async () => {
+    expect((await api.get('/healthz')).status).toBe(200);
+    const ready = await api.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({
+      ready: true,
+      database: { ready: true },
+      networks: { testnet: { healthy: true, chainId: 17991 }, mainnet: { healthy: true, chainId: 1991 } },
+    });
+    const metrics = await api.get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toContain('http_request_duration_seconds');
+  });
+
+  it('serves a clean OpenAPI document of the REST routes', async () => {
+    const res = await api.get('/api/devportal/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(Object.keys(doc.paths).some((p: string) => p.includes('webhook'))).toBe(false);
+    const dev = doc.paths['/api/devportal/developers/{id}'].get;
+    expect(dev.operationId).toBe('developer');
+    expect(dev.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+    expect(dev.security).toEqual([{ BearerAuth: [] }]);
+    const project = doc.paths['/api/devportal/projects'].post;
+    expect(project.responses['201']).toBeDefined();
+    expect(project.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateProjectInput');
+    expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+  });
+});

@@ -1,0 +1,141 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL results are asserted field by field */
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { signNonce } from '../src/modules/accounts/eds/dev-ca';
+import { client, type Client } from './kit/http';
+import { issueDeveloperCertificate, login } from './kit/login';
+import { startStack, type Stack } from './kit/stack';
+
+let stack: Stack;
+let api: Client;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack.url);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const wsClient = (connectionParams?: Record<string, unknown>) =>
+  createClient({ url: stack.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams, retryAttempts: 0 });
+
+describe('GraphQL over HTTP', () => {
+  it('logs in with edsChallenge and edsLogin and reads me', async () => {
+    const c = await api.graphql('mutation { edsChallenge { challengeId nonce expiresAt } }');
+    expect(c.status).toBe(200);
+    const { challengeId, nonce } = c.body.data.edsChallenge;
+    const cred = await issueDeveloperCertificate(stack.ca, { commonName: 'Grace Hopper' });
+    const res = await api.graphql(
+      `mutation($input: EdsLoginInput!) { edsLogin(input: $input) { accessToken tokenType expiresIn developer { id displayName } } }`,
+      { input: { challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, nonce) } },
+    );
+    expect(res.body.errors).toBeUndefined();
+    const { accessToken, developer } = res.body.data.edsLogin;
+    expect(developer.displayName).toBe('Grace Hopper');
+    const me = await api.graphql('{ me { id displayName walletAddress createdAt } }', {}, { token: accessToken });
+    expect(me.body.data.me).toMatchObject({ id: developer.id, displayName: 'Grace Hopper' });
+    expect(me.body.data.me.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('answers 200 with the API error code in extensions.code', async () => {
+    const noToken = await api.graphql('{ me { id } }');
+    expect(noToken.status).toBe(200);
+    expect(noToken.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+
+    const dev = await login(api, stack.ca);
+    const other = await api.graphql('query($id: ID!) { developer(id: $id) { id } }', { id: '00000000-0000-4000-8000-000000000000' }, { token: dev.token });
+    expect(other.body.errors[0].extensions.code).toBe('FORBIDDEN');
+
+    const invalid = await api.graphql('mutation { createProject(input: { name: "" }) { id } }', {}, { token: dev.token });
+    expect(invalid.status).toBe(200);
+    expect(invalid.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+
+    const syntax = await api.graphql('{ me { id }');
+    expect(syntax.status).toBe(200);
+    expect(syntax.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+
+    const unknownField = await api.graphql('{ nope }');
+    expect(unknownField.status).toBe(200);
+    expect(unknownField.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+
+    const badVariable = await api.graphql('mutation($input: CreateProjectInput!) { createProject(input: $input) { id } }', { input: { name: 5 } }, { token: dev.token });
+    if (badVariable.status !== 200) throw new Error(JSON.stringify(badVariable.body));
+    expect(badVariable.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect(JSON.stringify(badVariable.body)).not.toMatch(/stack|at .*\.ts/);
+  });
+
+  it('creates projects and shows them in developer(id)', async () => {
+    const dev = await login(api, stack.ca);
+    const created = await api.graphql('mutation { createProject(input: { name: "Bridge", description: "x" }) { id name ownerId } }', {}, { token: dev.token });
+    expect(created.body.data.createProject).toMatchObject({ name: 'Bridge', ownerId: dev.developerId });
+    const details = await api.graphql('query($id: ID!) { developer(id: $id) { wallets { address networks } projects { id name } } }', { id: dev.developerId }, { token: dev.token });
+    expect(details.body.data.developer).toEqual({
+      wallets: [{ address: dev.walletAddress, networks: ['testnet', 'mainnet'] }],
+      projects: [{ id: created.body.data.createProject.id, name: 'Bridge' }],
+    });
+  });
+
+  it('refuses too costly operations, such as alias floods', async () => {
+    const aliases = Array.from({ length: 600 }, (_, i) => `a${i}: me { id }`).join(' ');
+    const costly = await api.graphql(`{ ${aliases} }`);
+    expect(costly.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect(costly.body.errors[0].message).toMatch(/too complex/);
+    expect(costly.body.data).toBeUndefined();
+  });
+});
+
+describe('GraphQL over WebSocket (graphql-ws)', () => {
+  it('pushes serverTime ticks on the same path', async () => {
+    const ws = wsClient();
+    const ticks: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const stop = ws.subscribe<{ serverTime: { now: string } }>(
+        { query: 'subscription { serverTime { now } }' },
+        {
+          next: (msg) => {
+            ticks.push(msg.data!.serverTime.now);
+            if (ticks.length === 2) {
+              stop();
+              resolve();
+            }
+          },
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    await ws.dispose();
+    expect(Date.parse(ticks[1]!)).toBeGreaterThan(Date.parse(ticks[0]!));
+  });
+
+  it('authenticates protected fields from connectionParams and reports errors with codes', async () => {
+    const dev = await login(api, stack.ca);
+    const run = async (params: Record<string, unknown> | undefined) => {
+      const ws = wsClient(params);
+      try {
+        return await new Promise<{ data?: any; errors?: any[] }>((resolve, reject) => {
+          ws.subscribe({ query: '{ me { id } }' }, { next: (v) => resolve(v as any), error: (e) => (Array.isArray(e) ? resolve({ errors: e }) : reject(e)), complete: () => undefined });
+        });
+      } finally {
+        await ws.dispose();
+      }
+    };
+    expect((await run({ authorization: `Bearer ${dev.token}` })).data.me.id).toBe(dev.developerId);
+    const anonymous = await run(undefined);
+    expect(anonymous.errors![0].extensions.code).toBe('UNAUTHENTICATED');
+    const invalid = await run({ authorization: `Bearer ${dev.token}` }).then(() => run(undefined));
+    expect(invalid.errors![0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('applies the cost limit to WebSocket operations too', async () => {
+    const ws = wsClient();
+    const aliases = Array.from({ length: 600 }, (_, i) => `a${i}: me { id }`).join(' ');
+    const errors = await new Promise<any[]>((resolve) => {
+      ws.subscribe({ query: `{ ${aliases} }` }, { next: () => undefined, error: (e) => resolve(e as any[]), complete: () => resolve([]) });
+    });
+    await ws.dispose();
+    expect(errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect(errors[0].message).toMatch(/too complex/);
+  });
+});
