@@ -1,0 +1,350 @@
+import {
+  FetchRequest,
+  JsonRpcProvider,
+  Network as EthersNetwork,
+  type JsonRpcPayload,
+  type JsonRpcResult,
+} from 'ethers';
+import { CHAIN_IDS, NETWORKS, type Network } from '../config';
+import { AppError, isAppError } from '../errors/app-error';
+import type { Logger } from '../logger';
+
+export interface NetworkHealth {
+  network: Network;
+  chainId: number;
+  /** Never exposed to clients: it may carry credentials. */
+  url: string;
+  healthy: boolean;
+  latencyMs: number | null;
+  /** Short reason, free of URLs and hosts. */
+  error?: string;
+  blockNumber?: number;
+}
+
+export interface RetryOptions {
+  /** Total tries, the first included. Default 3. */
+  attempts?: number;
+  /** Limit for each try. Default 5000 ms. */
+  timeoutMs?: number;
+}
+
+/** How long connect() waits for a node's chain id before treating the node as down for now. */
+const CONNECT_TIMEOUT_MS = 3_000;
+const HEALTH_TIMEOUT_MS = 2_000;
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000;
+const BACKOFF_BASE_MS = 100;
+/** Transport limit for any single request; ethers' default of 5 minutes would pin sockets to a hung node. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** ethers polls every 4 s by default; blocks come faster than that, so waiting for receipts would lag. */
+const POLLING_INTERVAL_MS = 1_000;
+
+const TRANSIENT_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
+
+class TimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`timeout after ${timeoutMs} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(timeoutMs)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The fields of Node socket errors and ethers errors that tell what went wrong. */
+interface ErrorShape {
+  code?: unknown;
+  shortMessage?: unknown;
+  errors?: unknown;
+  info?: { responseStatus?: unknown };
+}
+
+function errorShape(err: unknown): ErrorShape {
+  return typeof err === 'object' && err !== null ? (err as ErrorShape) : {};
+}
+
+/** Socket error code of a Node error, or of the first error inside an AggregateError (IPv4+IPv6 attempts). */
+function socketCode(err: unknown): string | undefined {
+  const shape = errorShape(err);
+  if (typeof shape.code === 'string' && shape.code.startsWith('E')) return shape.code;
+  if (Array.isArray(shape.errors) && shape.errors.length > 0) return socketCode(shape.errors[0]);
+  if (typeof shape.code === 'string' && shape.code.startsWith('UND_ERR')) return shape.code;
+  return undefined;
+}
+
+/** HTTP status of an ethers SERVER_ERROR, e.g. 503; undefined when the server sent no status. */
+function httpStatus(err: unknown): number | undefined {
+  const status = errorShape(err).info?.responseStatus;
+  if (typeof status !== 'string') return undefined;
+  const code = Number.parseInt(status, 10);
+  return Number.isFinite(code) ? code : undefined;
+}
+
+const isServerError = (err: unknown) => errorShape(err).code === 'SERVER_ERROR';
+
+/** Whether trying the same read again may succeed: socket failures, timeouts, 5xx and 429 answers. */
+function isTransient(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  const code = socketCode(err);
+  if (code !== undefined && TRANSIENT_SOCKET_CODES.has(code)) return true;
+  const ethersCode = errorShape(err).code;
+  if (ethersCode === 'TIMEOUT' || ethersCode === 'NETWORK_ERROR') return true;
+  if (isServerError(err)) {
+    const status = httpStatus(err);
+    return status === undefined || status >= 500 || status === 429;
+  }
+  return false;
+}
+
+const SOCKET_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ECONNABORTED: 'connection aborted',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+};
+
+/**
+ * A short reason safe to show to clients. Messages of Node and ethers errors are not used as they
+ * are: they carry the host, and ethers' SERVER_ERROR even the full request URL.
+ */
+function describeFailure(err: unknown): string {
+  if (err instanceof TimeoutError) return err.message;
+  if (isAppError(err)) return err.message;
+  const code = socketCode(err);
+  if (code !== undefined) return SOCKET_REASONS[code] ?? `network error ${code}`;
+  const shape = errorShape(err);
+  if (shape.code === 'TIMEOUT') return 'timeout';
+  if (isServerError(err)) {
+    const status = errorShape(err).info?.responseStatus;
+    return typeof status === 'string' ? `HTTP ${status}` : 'bad response from node';
+  }
+  if (typeof shape.shortMessage === 'string') return shape.shortMessage;
+  return 'unexpected error';
+}
+
+/** Host and port of an RPC URL: the only part of it that may be logged. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/**
+ * A JsonRpcProvider that sends nothing to a node before that node has reported the expected chain
+ * id, so a node that was down at start is checked on first contact, whichever code path makes it.
+ */
+class ChainCheckedProvider extends JsonRpcProvider {
+  private chainIdVerified = false;
+  private pendingCheck: Promise<void> | null = null;
+  private refusal: AppError | null = null;
+
+  constructor(
+    request: FetchRequest,
+    network: EthersNetwork,
+    /** Records the refusal and returns the error to throw from now on. */
+    private readonly onWrongChainId: (actualChainId: number) => AppError,
+  ) {
+    super(request, network, {
+      staticNetwork: network,
+      // The default 250 ms cache would hand out the same pending nonce to two quick transactions.
+      cacheTimeout: -1,
+      batchStallTime: 0,
+      pollingInterval: POLLING_INTERVAL_MS,
+    });
+  }
+
+  /** Resolves once the node has reported the expected chain id; rejects for good on a wrong one. */
+  verifyChainId(): Promise<void> {
+    if (this.refusal) return Promise.reject(this.refusal);
+    if (this.chainIdVerified) return Promise.resolve();
+    this.pendingCheck ??= this.askChainId().finally(() => {
+      this.pendingCheck = null;
+    });
+    return this.pendingCheck;
+  }
+
+  private async askChainId(): Promise<void> {
+    const expected = this._network.chainId;
+    const [response] = await super._send({ jsonrpc: '2.0', id: 0, method: 'eth_chainId', params: [] });
+    // Typed as a result, but a node may answer with a JSON-RPC error object instead.
+    if (typeof response?.result !== 'string') {
+      throw new AppError('UPSTREAM_RPC_ERROR', `The ${this._network.name} node did not report its chain id`);
+    }
+    const actual = BigInt(response.result);
+    if (actual !== expected) {
+      this.refusal = this.onWrongChainId(Number(actual));
+      throw this.refusal;
+    }
+    this.chainIdVerified = true;
+  }
+
+  override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
+    await this.verifyChainId();
+    return super._send(payload);
+  }
+}
+
+interface NetworkEntry {
+  network: Network;
+  chainId: number;
+  url?: string;
+  provider?: ChainCheckedProvider;
+  /** Why the network is refused (not configured, wrong chain id...); safe to show to clients. */
+  refusal?: string;
+}
+
+/** The one place that builds ethers providers: one per network, checked against CHAIN_IDS. */
+export class ChainRegistry {
+  private readonly entries = new Map<Network, NetworkEntry>();
+  private destroyed = false;
+
+  private constructor(private readonly logger: Logger) {}
+
+  /**
+   * Creates a provider per configured network and asks each node for its chain id. A node with the
+   * wrong chain id is refused; a node that is down is kept and checked when it first answers.
+   */
+  static async connect(urls: Record<Network, string | undefined>, logger: Logger): Promise<ChainRegistry> {
+    const registry = new ChainRegistry(logger.child({ component: 'chain-registry' }));
+    await Promise.all(NETWORKS.map((network) => registry.add(network, urls[network])));
+    return registry;
+  }
+
+  private async add(network: Network, url: string | undefined): Promise<void> {
+    const chainId = CHAIN_IDS[network];
+    const entry: NetworkEntry = { network, chainId, url };
+    this.entries.set(network, entry);
+    if (url === undefined) {
+      entry.refusal = 'no RPC URL configured';
+      this.logger.warn({ network }, 'No RPC URL configured; the network is unavailable');
+      return;
+    }
+    const protocol = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+    if (protocol !== 'http' && protocol !== 'https') {
+      entry.refusal = 'unsupported RPC URL (only http and https are supported)';
+      this.logger.error({ network, protocol }, 'RPC URL must use http or https; the network is unavailable');
+      return;
+    }
+    const host = hostOf(url);
+    const request = new FetchRequest(url);
+    request.timeout = REQUEST_TIMEOUT_MS;
+    entry.provider = new ChainCheckedProvider(request, new EthersNetwork(network, chainId), (actualChainId) => {
+      entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
+      this.logger.error(
+        { network, host, expectedChainId: chainId, actualChainId },
+        'RPC node reports the wrong chain id; the network is refused',
+      );
+      return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
+    });
+    try {
+      await withTimeout(entry.provider.verifyChainId(), CONNECT_TIMEOUT_MS);
+      this.logger.info({ network, host, chainId }, 'Connected to RPC node');
+    } catch (err) {
+      if (entry.refusal === undefined) {
+        this.logger.warn(
+          { network, host, reason: describeFailure(err) },
+          'RPC node not reachable; will check its chain id once it answers',
+        );
+      }
+    }
+  }
+
+  /** The provider of a network; throws NETWORK_UNAVAILABLE when it is not configured or refused. */
+  provider(network: Network): JsonRpcProvider {
+    const entry = this.entries.get(network);
+    if (this.destroyed || entry?.provider === undefined || entry.refusal !== undefined) {
+      throw new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
+    }
+    return entry.provider;
+  }
+
+  /** Whether provider() returns a provider: configured, not refused. The node may still be down; see health(). */
+  isAvailable(network: Network): boolean {
+    const entry = this.entries.get(network);
+    return !this.destroyed && entry?.provider !== undefined && entry.refusal === undefined;
+  }
+
+  /** Asks the node for its block number within 2 s and measures how long that took. */
+  async health(network: Network): Promise<NetworkHealth> {
+    const entry = this.entries.get(network);
+    const base = { network, chainId: CHAIN_IDS[network], url: entry?.url ?? '' };
+    if (!this.isAvailable(network)) {
+      return { ...base, healthy: false, latencyMs: null, error: entry?.refusal ?? 'not available' };
+    }
+    const provider = this.provider(network);
+    const started = performance.now();
+    try {
+      const blockNumberHex: unknown = await withTimeout(provider.send('eth_blockNumber', []), HEALTH_TIMEOUT_MS);
+      const latencyMs = Math.round(performance.now() - started);
+      return { ...base, healthy: true, latencyMs, blockNumber: Number(BigInt(String(blockNumberHex))) };
+    } catch (err) {
+      return { ...base, healthy: false, latencyMs: null, error: entry?.refusal ?? describeFailure(err) };
+    }
+  }
+
+  /**
+   * Runs a READ against a network, retrying transient failures (refused connections, timeouts, 5xx)
+   * with a short backoff; then throws UPSTREAM_RPC_ERROR. Never use it for sending transactions:
+   * a retried send may be applied twice.
+   */
+  async withRetry<T>(network: Network, fn: (provider: JsonRpcProvider) => Promise<T>, opts?: RetryOptions): Promise<T> {
+    const attempts = Math.max(1, opts?.attempts ?? DEFAULT_ATTEMPTS);
+    const timeoutMs = opts?.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+    const provider = this.provider(network);
+    const host = hostOf(this.entries.get(network)?.url ?? '');
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        return await withTimeout(fn(provider), timeoutMs);
+      } catch (err) {
+        if (isAppError(err)) throw err;
+        if (!isTransient(err)) {
+          // A 4xx answer (bad credentials, wrong path) will not get better; its ethers message holds the URL.
+          if (isServerError(err))
+            throw this.upstreamError(network, `The ${network} node refused the request`, err, attempt);
+          throw err;
+        }
+        lastError = err;
+        this.logger.debug({ network, host, attempt, attempts, reason: describeFailure(err) }, 'RPC read failed');
+        if (attempt < attempts) await sleep(BACKOFF_BASE_MS * 2 ** (attempt - 1) + Math.random() * BACKOFF_BASE_MS);
+      }
+    }
+    this.logger.warn({ network, host, attempts, reason: describeFailure(lastError) }, 'RPC read failed after retries');
+    throw this.upstreamError(network, `The ${network} node did not answer`, lastError, attempts);
+  }
+
+  private upstreamError(network: Network, what: string, err: unknown, attempts: number): AppError {
+    return new AppError('UPSTREAM_RPC_ERROR', `${what} (${describeFailure(err)})`, { network, attempts });
+  }
+
+  /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */
+  destroy(): void {
+    this.destroyed = true;
+    for (const entry of this.entries.values()) entry.provider?.destroy();
+  }
+}
