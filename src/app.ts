@@ -36,24 +36,27 @@ async function loadTrust(config: AppConfig, logger: Logger): Promise<TrustStore>
 
 /** Starts the whole service: database, chains, schema, HTTP/WebSocket server. */
 export async function startApp(config: AppConfig, logger: Logger): Promise<App> {
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
+  const onClose = (name: string, run: () => Promise<void>) => cleanups.push({ name, run });
   const close = async () => {
     while (cleanups.length > 0) {
       const step = cleanups.pop()!;
-      await step().catch((err: unknown) => logger.error({ err }, 'error while shutting down'));
+      const started = Date.now();
+      await step.run().catch((err: unknown) => logger.error({ err, step: step.name }, 'error while shutting down'));
+      logger.info({ step: step.name, ms: Date.now() - started }, 'stopped');
     }
   };
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
-      cleanups.push(() => pg.stop());
+      onClose('embedded PostgreSQL', () => pg.stop());
       databaseUrl = pg.url;
       logger.info('DATABASE_URL unset: started the embedded PostgreSQL');
     }
     const ds = createDataSource(databaseUrl);
     await ds.initialize();
-    cleanups.push(() => ds.destroy());
+    onClose('database pool', () => ds.destroy());
     const applied = await runMigrations(ds);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
 
@@ -67,13 +70,16 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         logger,
         stateDir: config.env === 'test' ? undefined : config.dataDir,
       });
-      cleanups.push(() => node.stop());
+      onClose(`${network} dev chain`, () => node.stop());
       rpcUrls[network] = node.url;
       if (network === 'testnet') faucetPrivateKey ??= LOCAL_NODE_FUNDED_KEY;
-      logger.info({ network, chainId: node.chainId }, `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`);
+      logger.info(
+        { network, chainId: node.chainId },
+        `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`,
+      );
     }
     const chains = await ChainRegistry.connect(rpcUrls, logger);
-    cleanups.push(async () => chains.destroy());
+    onClose('chain providers', async () => chains.destroy());
 
     const trust = await loadTrust(config, logger);
     const services = createServices({ ds, config, chains, trust, logger });
@@ -81,10 +87,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const metrics = new Metrics();
 
     const readiness = async (): Promise<ReadinessReport> => {
-      const [dbReady, ...health] = await Promise.all([
-        isDatabaseReady(ds),
-        ...NETWORKS.map((n) => chains.health(n)),
-      ]);
+      const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);
       return {
         ready: dbReady,
         database: { ready: dbReady },
@@ -107,7 +110,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       readiness,
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
     });
-    cleanups.push(() => http.close());
+    onClose('HTTP server', () => http.close());
 
     return { url: http.url, config, dataSource: ds, services, rpcUrls, faucetPrivateKey, close };
   } catch (err) {

@@ -31,12 +31,9 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: url(['postgres', 'postgresql']),
-  TESTNET_RPC_URL: url(['http', 'https', 'ws', 'wss']),
-  MAINNET_RPC_URL: url(['http', 'https', 'ws', 'wss']),
-  JWT_SECRET: optionalString.refine(
-    (v) => v === undefined || v.length >= 32,
-    'must be at least 32 characters',
-  ),
+  TESTNET_RPC_URL: url(['http', 'https']),
+  MAINNET_RPC_URL: url(['http', 'https']),
+  JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
   WALLET_ENCRYPTION_KEY: optionalString.refine(
     (v) => v === undefined || hex32.test(v) || Buffer.from(v, 'base64').length === 32,
     'must be 32 bytes, as 64 hex characters or base64',

@@ -97,7 +97,11 @@ describe('EDS login', () => {
   });
 
   it('is the same developer after a certificate renewal with the same serialNumber', async () => {
-    const first = await login(api, stack.ca, await issueDeveloperCertificate(stack.ca, { serialNumber: 'IIN900101300123' }));
+    const first = await login(
+      api,
+      stack.ca,
+      await issueDeveloperCertificate(stack.ca, { serialNumber: 'IIN900101300123' }),
+    );
     const renewed = await issueDeveloperCertificate(stack.ca, {
       serialNumber: 'IIN900101300123',
       algorithm: 'RSA',
@@ -136,16 +140,28 @@ describe('EDS login', () => {
   it('refuses a replayed challenge, even after a failed attempt', async () => {
     const cred = await issueDeveloperCertificate(stack.ca);
     const c = await challenge();
-    const body = { challengeId: c.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, c.nonce) };
+    const body = {
+      challengeId: c.challengeId,
+      certificate: cred.certificatePem,
+      signature: await signNonce(cred, c.nonce),
+    };
     expect((await attempt(body)).status).toBe(201);
     const replay = await attempt(body);
     expect(replay.status).toBe(401);
     expect(replay.body.error).toMatchObject({ code: 'EDS_INVALID' });
 
     const c2 = await challenge();
-    const bad = await attempt({ challengeId: c2.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, 'other') });
+    const bad = await attempt({
+      challengeId: c2.challengeId,
+      certificate: cred.certificatePem,
+      signature: await signNonce(cred, 'other'),
+    });
     expect(bad.status).toBe(401);
-    const good = await attempt({ challengeId: c2.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, c2.nonce) });
+    const good = await attempt({
+      challengeId: c2.challengeId,
+      certificate: cred.certificatePem,
+      signature: await signNonce(cred, c2.nonce),
+    });
     expect(good.status).toBe(401);
   });
 
@@ -153,7 +169,11 @@ describe('EDS login', () => {
     const cred = await issueDeveloperCertificate(stack.ca);
     const c = await challenge();
     await query(`UPDATE login_challenges SET expires_at = now() - interval '1 second' WHERE id = $1`, [c.challengeId]);
-    const res = await attempt({ challengeId: c.challengeId, certificate: cred.certificatePem, signature: await signNonce(cred, c.nonce) });
+    const res = await attempt({
+      challengeId: c.challengeId,
+      certificate: cred.certificatePem,
+      signature: await signNonce(cred, c.nonce),
+    });
     expect(res.status).toBe(401);
     expect(res.body.error.message).toMatch(/expired/);
   });
@@ -171,19 +191,28 @@ describe('EDS login', () => {
 
   it('refuses a signature over something else', async () => {
     const cred = await issueDeveloperCertificate(stack.ca);
-    await expectRefused(async () => ({ certificate: cred.certificatePem, signature: await signNonce(cred, 'not the nonce') }), /signature/i);
+    await expectRefused(
+      async () => ({ certificate: cred.certificatePem, signature: await signNonce(cred, 'not the nonce') }),
+      /signature/i,
+    );
   });
 
   it('refuses a certificate from an untrusted CA', async () => {
     const other = await createDevCa({ commonName: 'Some Other CA' });
     const cred = await issueDeveloperCertificate(other);
-    await expectRefused(async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }), /trusted/i);
+    await expectRefused(
+      async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }),
+      /trusted/i,
+    );
   });
 
   it('refuses a look-alike CA with the same name as the trusted one', async () => {
     const lookAlike = await createDevCa({ commonName: 'Test EDS Root CA' });
     const cred = await issueDeveloperCertificate(lookAlike);
-    await expectRefused(async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }), /trusted/i);
+    await expectRefused(
+      async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }),
+      /trusted/i,
+    );
   });
 
   it('refuses an expired certificate and a not yet valid one', async () => {
@@ -192,17 +221,26 @@ describe('EDS login', () => {
       notBefore: new Date(Date.now() - 10 * day),
       notAfter: new Date(Date.now() - day),
     });
-    await expectRefused(async (n) => ({ certificate: expired.certificatePem, signature: await signNonce(expired, n) }), /expired/i);
+    await expectRefused(
+      async (n) => ({ certificate: expired.certificatePem, signature: await signNonce(expired, n) }),
+      /expired/i,
+    );
     const future = await issueDeveloperCertificate(stack.ca, {
       notBefore: new Date(Date.now() + day),
       notAfter: new Date(Date.now() + 10 * day),
     });
-    await expectRefused(async (n) => ({ certificate: future.certificatePem, signature: await signNonce(future, n) }), /not yet valid/i);
+    await expectRefused(
+      async (n) => ({ certificate: future.certificatePem, signature: await signNonce(future, n) }),
+      /not yet valid/i,
+    );
   });
 
   it('refuses a certificate whose key usage does not allow digital signatures', async () => {
     const cred = await issueDeveloperCertificate(stack.ca, { keyUsageDigitalSignature: false });
-    await expectRefused(async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }), /key usage/i);
+    await expectRefused(
+      async (n) => ({ certificate: cred.certificatePem, signature: await signNonce(cred, n) }),
+      /key usage/i,
+    );
   });
 
   it('refuses CMS signed by an untrusted signer', async () => {
@@ -217,7 +255,12 @@ describe('EDS login', () => {
   });
 
   it('answers 400 VALIDATION_FAILED for a body without the needed fields', async () => {
-    for (const body of [{}, { challengeId: 'not-a-uuid', cms: 'x' }, { challengeId: '00000000-0000-4000-8000-000000000000' }, { challengeId: 5 }]) {
+    for (const body of [
+      {},
+      { challengeId: 'not-a-uuid', cms: 'x' },
+      { challengeId: '00000000-0000-4000-8000-000000000000' },
+      { challengeId: 5 },
+    ]) {
       const res = await attempt(body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
@@ -236,11 +279,26 @@ describe('developer tokens', () => {
 
   it('refuses a missing, malformed, tampered, alg:none, foreign-algorithm or expired token with 401', async () => {
     const [h, p] = dev.token.split('.');
-    const tamperedPayload = Buffer.from(JSON.stringify({ ...jwt.decode(dev.token) as object, sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    const tamperedPayload = Buffer.from(
+      JSON.stringify({ ...(jwt.decode(dev.token) as object), sub: '00000000-0000-4000-8000-000000000000' }),
+    ).toString('base64url');
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`;
     const hs512 = jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal' }, TEST_JWT_SECRET, { algorithm: 'HS512' });
-    const expired = jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal', iat: Math.floor(Date.now() / 1000) - 43201, exp: Math.floor(Date.now() / 1000) - 1 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
-    const otherSecret = jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal' }, 'another-secret-another-secret-another', { algorithm: 'HS256' });
+    const expired = jwt.sign(
+      {
+        sub: dev.developerId,
+        iss: 'qbft-devportal',
+        iat: Math.floor(Date.now() / 1000) - 43201,
+        exp: Math.floor(Date.now() / 1000) - 1,
+      },
+      TEST_JWT_SECRET,
+      { algorithm: 'HS256' },
+    );
+    const otherSecret = jwt.sign(
+      { sub: dev.developerId, iss: 'qbft-devportal' },
+      'another-secret-another-secret-another',
+      { algorithm: 'HS256' },
+    );
     for (const res of [
       await me(),
       await me(undefined, 'Basic abc'),
@@ -284,7 +342,11 @@ describe('projects', () => {
   });
 
   it('creates a project and lists it in the developer profile', async () => {
-    const res = await api.post('/api/devportal/projects', { name: '  Payments  ', description: 'Invoices on chain' }, { token: dev.token });
+    const res = await api.post(
+      '/api/devportal/projects',
+      { name: '  Payments  ', description: 'Invoices on chain' },
+      { token: dev.token },
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'Payments', description: 'Invoices on chain', ownerId: dev.developerId });
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
@@ -330,7 +392,13 @@ describe('custodial wallet', () => {
     const columns = await query<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns WHERE table_name = 'custodial_wallets'`,
     );
-    expect(columns.map((c) => c.column_name).sort()).toEqual(['address', 'created_at', 'developer_id', 'encrypted_key', 'id']);
+    expect(columns.map((c) => c.column_name).sort()).toEqual([
+      'address',
+      'created_at',
+      'developer_id',
+      'encrypted_key',
+      'id',
+    ]);
     const responses = [
       await api.get('/api/devportal/auth/me', { token: dev.token }),
       await api.get(`/api/devportal/developers/${dev.developerId}`, { token: dev.token }),
@@ -346,7 +414,9 @@ describe('HTTP conventions', () => {
     const rest = await api.call('POST', '/api/devportal/projects', undefined, { raw: big });
     expect(rest.status).toBe(413);
     expect(rest.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    const gql = await api.call('POST', '/graphql', undefined, { raw: JSON.stringify({ query: `{ __typename }`, pad: 'x'.repeat(1024 * 1024 + 10) }) });
+    const gql = await api.call('POST', '/graphql', undefined, {
+      raw: JSON.stringify({ query: `{ __typename }`, pad: 'x'.repeat(1024 * 1024 + 10) }),
+    });
     expect(gql.status).toBe(413);
     expect(gql.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -360,7 +430,13 @@ describe('HTTP conventions', () => {
   });
 
   it('answers unknown routes with a JSON 404', async () => {
-    for (const path of ['/nope', '/api/devportal/nope', '/api/devportal/webhook', '/api/explorer/nope', '/api/devportal/docs']) {
+    for (const path of [
+      '/nope',
+      '/api/devportal/nope',
+      '/api/devportal/webhook',
+      '/api/explorer/nope',
+      '/api/devportal/docs',
+    ]) {
       const res = await api.get(path);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');

@@ -18,7 +18,12 @@ afterAll(async () => {
 });
 
 const wsClient = (connectionParams?: Record<string, unknown>) =>
-  createClient({ url: stack.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams, retryAttempts: 0 });
+  createClient({
+    url: stack.url.replace('http', 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+  });
 
 describe('GraphQL over HTTP', () => {
   it('logs in with edsChallenge and edsLogin and reads me', async () => {
@@ -44,10 +49,18 @@ describe('GraphQL over HTTP', () => {
     expect(noToken.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
 
     const dev = await login(api, stack.ca);
-    const other = await api.graphql('query($id: ID!) { developer(id: $id) { id } }', { id: '00000000-0000-4000-8000-000000000000' }, { token: dev.token });
+    const other = await api.graphql(
+      'query($id: ID!) { developer(id: $id) { id } }',
+      { id: '00000000-0000-4000-8000-000000000000' },
+      { token: dev.token },
+    );
     expect(other.body.errors[0].extensions.code).toBe('FORBIDDEN');
 
-    const invalid = await api.graphql('mutation { createProject(input: { name: "" }) { id } }', {}, { token: dev.token });
+    const invalid = await api.graphql(
+      'mutation { createProject(input: { name: "" }) { id } }',
+      {},
+      { token: dev.token },
+    );
     expect(invalid.status).toBe(200);
     expect(invalid.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
 
@@ -59,7 +72,11 @@ describe('GraphQL over HTTP', () => {
     expect(unknownField.status).toBe(200);
     expect(unknownField.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
 
-    const badVariable = await api.graphql('mutation($input: CreateProjectInput!) { createProject(input: $input) { id } }', { input: { name: 5 } }, { token: dev.token });
+    const badVariable = await api.graphql(
+      'mutation($input: CreateProjectInput!) { createProject(input: $input) { id } }',
+      { input: { name: 5 } },
+      { token: dev.token },
+    );
     if (badVariable.status !== 200) throw new Error(JSON.stringify(badVariable.body));
     expect(badVariable.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
     expect(JSON.stringify(badVariable.body)).not.toMatch(/stack|at .*\.ts/);
@@ -67,9 +84,17 @@ describe('GraphQL over HTTP', () => {
 
   it('creates projects and shows them in developer(id)', async () => {
     const dev = await login(api, stack.ca);
-    const created = await api.graphql('mutation { createProject(input: { name: "Bridge", description: "x" }) { id name ownerId } }', {}, { token: dev.token });
+    const created = await api.graphql(
+      'mutation { createProject(input: { name: "Bridge", description: "x" }) { id name ownerId } }',
+      {},
+      { token: dev.token },
+    );
     expect(created.body.data.createProject).toMatchObject({ name: 'Bridge', ownerId: dev.developerId });
-    const details = await api.graphql('query($id: ID!) { developer(id: $id) { wallets { address networks } projects { id name } } }', { id: dev.developerId }, { token: dev.token });
+    const details = await api.graphql(
+      'query($id: ID!) { developer(id: $id) { wallets { address networks } projects { id name } } }',
+      { id: dev.developerId },
+      { token: dev.token },
+    );
     expect(details.body.data.developer).toEqual({
       wallets: [{ address: dev.walletAddress, networks: ['testnet', 'mainnet'] }],
       projects: [{ id: created.body.data.createProject.id, name: 'Bridge' }],
@@ -115,7 +140,14 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
       const ws = wsClient(params);
       try {
         return await new Promise<{ data?: any; errors?: any[] }>((resolve, reject) => {
-          ws.subscribe({ query: '{ me { id } }' }, { next: (v) => resolve(v as any), error: (e) => (Array.isArray(e) ? resolve({ errors: e }) : reject(e)), complete: () => undefined });
+          ws.subscribe(
+            { query: '{ me { id } }' },
+            {
+              next: (v) => resolve(v as any),
+              error: (e) => (Array.isArray(e) ? resolve({ errors: e }) : reject(e)),
+              complete: () => undefined,
+            },
+          );
         });
       } finally {
         await ws.dispose();
@@ -132,7 +164,10 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     const ws = wsClient();
     const aliases = Array.from({ length: 600 }, (_, i) => `a${i}: me { id }`).join(' ');
     const errors = await new Promise<any[]>((resolve) => {
-      ws.subscribe({ query: `{ ${aliases} }` }, { next: () => undefined, error: (e) => resolve(e as any[]), complete: () => resolve([]) });
+      ws.subscribe(
+        { query: `{ ${aliases} }` },
+        { next: () => undefined, error: (e) => resolve(e as any[]), complete: () => resolve([]) },
+      );
     });
     await ws.dispose();
     expect(errors[0].extensions.code).toBe('VALIDATION_FAILED');

@@ -16,7 +16,12 @@ export const errorBody = (e: PublicError) => ({
   error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
 });
 
-const make = (code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>): PublicError => ({
+const make = (
+  code: ErrorCode,
+  message: string,
+  details?: ErrorDetails,
+  headers?: Record<string, string>,
+): PublicError => ({
   status: httpStatusOf(code),
   code,
   message,

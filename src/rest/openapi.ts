@@ -49,7 +49,10 @@ const SECURITY: Record<RestRoute['auth'], Array<Record<string, string[]>>> = {
 /** Error statuses a route can answer, for its documented responses. */
 function errorStatuses(route: RestRoute): number[] {
   const s = new Set<number>([400, 500, 503]);
-  if (route.auth !== 'public') (s.add(401), s.add(403));
+  if (route.auth !== 'public') {
+    s.add(401);
+    s.add(403);
+  }
   if (route.path.includes('{')) s.add(404);
   if (route.method === 'POST') s.add(413);
   return [...s].sort();

@@ -4,14 +4,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import {
-  GraphQLError,
-  parse,
-  specifiedRules,
-  validate,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLError, parse, specifiedRules, validate, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
@@ -163,6 +156,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     schema: opts.schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // main.ts owns SIGINT/SIGTERM and stops everything in order; Apollo must not race it.
+    stopOnTerminationSignals: false,
     validationRules: graphqlValidationRules(),
     formatError: format,
     plugins: [
@@ -205,7 +200,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     res.status(404).json(errorBody({ status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${req.path}` }));
   });
   // Express calls an error handler by its arity: the unused `next` must stay.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   app.use((err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const type = (err as { type?: string }).type;
     let e: PublicError;
