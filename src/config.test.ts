@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config';
+
+const dataDir = () => mkdtempSync(path.join(tmpdir(), 'config-test-'));
+
+describe('loadConfig', () => {
+  it('has working defaults and keeps generated development secrets in DATA_DIR', () => {
+    const dir = dataDir();
+    const a = loadConfig({ DATA_DIR: dir });
+    expect(a).toMatchObject({ env: 'development', port: 4000, apiKeyRateLimit: 100, rpcUrls: {}, adminSubjects: [] });
+    expect(a.databaseUrl).toBeUndefined();
+    expect(a.walletEncryptionKey).toHaveLength(32);
+    expect(a.publicBaseUrl).toBe('http://localhost:4000');
+    const b = loadConfig({ DATA_DIR: dir });
+    expect(b.jwtSecret).toBe(a.jwtSecret);
+    expect(b.walletEncryptionKey.equals(a.walletEncryptionKey)).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dir, 'dev-secrets.json'), 'utf8'))).toHaveProperty('jwtSecret');
+  });
+
+  it('reads every documented variable', () => {
+    const c = loadConfig({
+      NODE_ENV: 'development',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db:5432/portal',
+      TESTNET_RPC_URL: 'http://qbft-test:8545',
+      MAINNET_RPC_URL: 'https://qbft-main:8545',
+      JWT_SECRET: 'x'.repeat(32),
+      WALLET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ADMIN_SUBJECTS: 'IIN1, IIN2 ,',
+      FAUCET_PRIVATE_KEY: `0x${'ab'.repeat(32)}`,
+      PUBLIC_BASE_URL: 'https://api.example.org',
+      DEV_BASE_URL: 'https://dev.example.org',
+      DATA_DIR: dataDir(),
+      API_KEY_RATE_LIMIT: '0',
+    });
+    expect(c).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgres://u@db:5432/portal',
+      rpcUrls: { testnet: 'http://qbft-test:8545', mainnet: 'https://qbft-main:8545' },
+      adminSubjects: ['IIN1', 'IIN2'],
+      publicBaseUrl: 'https://api.example.org',
+      devBaseUrl: 'https://dev.example.org',
+      apiKeyRateLimit: 0,
+    });
+    expect(c.walletEncryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('reports every problem at once, without echoing secret values', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x',
+        TESTNET_RPC_URL: 'ws://node',
+        JWT_SECRET: 'tooshort',
+        WALLET_ENCRYPTION_KEY: 'abc',
+        API_KEY_RATE_LIMIT: '-1',
+      });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      ['API_KEY_RATE_LIMIT', 'DATABASE_URL', 'JWT_SECRET', 'PORT', 'TESTNET_RPC_URL', 'WALLET_ENCRYPTION_KEY'].sort(),
+    );
+    expect(error!.message).not.toContain('tooshort');
+  });
+
+  it('requires the secrets and a trust bundle in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(
+      /JWT_SECRET: required in production[\s\S]*WALLET_ENCRYPTION_KEY: required[\s\S]*EDS_TRUSTED_CA_FILE: required/,
+    );
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        JWT_SECRET: 'x'.repeat(32),
+        WALLET_ENCRYPTION_KEY: 'ab'.repeat(32),
+        EDS_TRUSTED_CA_FILE: '/nonexistent/ca.pem',
+      }),
+    ).toThrow(/EDS_TRUSTED_CA_FILE: file \/nonexistent\/ca.pem does not exist/);
+  });
+});
