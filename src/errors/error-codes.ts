@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   UPSTREAM_RPC_ERROR: 502,
   NETWORK_UNAVAILABLE: 503,
   SERVICE_UNAVAILABLE: 503,
+  FAUCET_EMPTY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,0 +1,95 @@
+import { AbiCoder, Interface, isCallException, isError, type ErrorDescription } from 'ethers';
+
+/** Meaning of Solidity panic codes (https://docs.soliditylang.org/en/latest/control-structures.html#panic-via-assert-and-error-via-require). */
+const PANIC_REASONS: Record<number, string> = {
+  0x00: 'generic compiler panic',
+  0x01: 'assertion failed',
+  0x11: 'arithmetic overflow or underflow',
+  0x12: 'division or modulo by zero',
+  0x21: 'invalid enum value',
+  0x22: 'invalid storage byte array encoding',
+  0x31: 'pop on an empty array',
+  0x32: 'array index out of bounds',
+  0x41: 'out of memory',
+  0x51: 'call to an uninitialised function',
+};
+
+/** A revert as the caller sees it: a readable reason plus the decoded error when there is one. */
+export interface DecodedRevert {
+  reason: string;
+  /** Custom error or Error/Panic, decoded with the contract's ABI. */
+  error?: { name: string; signature: string; args: unknown[] };
+  panicCode?: number;
+  data?: string;
+}
+
+/** JSON-friendly values for error arguments (bigints as decimal strings). */
+function jsonArg(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return v.map(jsonArg);
+  return v;
+}
+
+/** Revert data of an ethers error, wherever the node put it. */
+function revertData(e: unknown): string | undefined {
+  if (!e || typeof e !== 'object') return undefined;
+  const o = e as { data?: unknown; info?: { error?: { data?: unknown } }; error?: { data?: unknown } };
+  for (const d of [o.data, o.info?.error?.data, o.error?.data]) {
+    if (typeof d === 'string' && d.startsWith('0x')) return d;
+    if (d && typeof d === 'object' && typeof (d as { data?: unknown }).data === 'string') {
+      return (d as { data: string }).data;
+    }
+  }
+  return undefined;
+}
+
+/** Decodes revert data with the standard Error/Panic shapes and, if given, the contract's ABI. */
+export function decodeRevertData(data: string | undefined, iface?: Interface): DecodedRevert {
+  if (!data || data === '0x') return { reason: 'execution reverted without a reason' };
+  const selector = data.slice(0, 10);
+  if (selector === '0x08c379a0') {
+    const [message] = AbiCoder.defaultAbiCoder().decode(['string'], `0x${data.slice(10)}`);
+    return { reason: String(message), error: { name: 'Error', signature: 'Error(string)', args: [message] }, data };
+  }
+  if (selector === '0x4e487b71') {
+    const [code] = AbiCoder.defaultAbiCoder().decode(['uint256'], `0x${data.slice(10)}`);
+    const n = Number(code);
+    return {
+      reason: `panic 0x${n.toString(16)}: ${PANIC_REASONS[n] ?? 'unknown panic'}`,
+      error: { name: 'Panic', signature: 'Panic(uint256)', args: [String(code)] },
+      panicCode: n,
+      data,
+    };
+  }
+  let parsed: ErrorDescription | null = null;
+  try {
+    parsed = iface?.parseError(data) ?? null;
+  } catch {
+    parsed = null;
+  }
+  if (parsed) {
+    const args = parsed.args.toArray().map(jsonArg);
+    return {
+      reason: `${parsed.name}(${args.map((a) => JSON.stringify(a)).join(', ')})`,
+      error: { name: parsed.name, signature: parsed.signature, args },
+      data,
+    };
+  }
+  return { reason: `execution reverted with unknown error ${selector}`, data };
+}
+
+/** The revert inside an ethers error, or undefined when the error is not a revert. */
+export function decodeRevert(e: unknown, iface?: Interface): DecodedRevert | undefined {
+  const data = revertData(e);
+  if (isCallException(e) || data !== undefined) return decodeRevertData(data, iface);
+  const message = e instanceof Error ? e.message : '';
+  if (/execution reverted|revert/i.test(message)) return { reason: 'execution reverted without a reason' };
+  return undefined;
+}
+
+/** True for "the sender cannot pay" errors of ethers and of the nodes. */
+export function isInsufficientFunds(e: unknown): boolean {
+  if (isError(e, 'INSUFFICIENT_FUNDS')) return true;
+  const message = e instanceof Error ? e.message : String(e);
+  return /insufficient funds|lack of funds|insufficient balance/i.test(message);
+}

@@ -1,0 +1,96 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../server/context';
+import { NetworkName } from '../../schema/network';
+import {
+  CompileContractInput,
+  CompileOutput,
+  Contract,
+  ContractPage,
+  DeployContractInput,
+  MiddlewareRegistration,
+} from './contracts.types';
+
+@Resolver()
+export class ContractsResolver {
+  @Mutation(() => CompileOutput, { description: 'Compiles Solidity with solc 0.8.20 (EVM paris); imports only from @openzeppelin/contracts.' })
+  compileContract(
+    @Arg('input', () => CompileContractInput, { description: 'Sources to compile.' }) input: CompileContractInput,
+    @Ctx() ctx: RequestContext,
+  ): Promise<CompileOutput> {
+    return ctx.services.contracts.compile(input);
+  }
+
+  @Mutation(() => Contract, {
+    description: 'Compiles and deploys from the caller’s custodial wallet: testnet at once, mainnet after approval.',
+  })
+  deployContract(
+    @Arg('input', () => DeployContractInput, { description: 'Sources, network and constructor arguments.' })
+    input: DeployContractInput,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Contract> {
+    return ctx.services.contracts.deploy(ctx.credentials, input);
+  }
+
+  @Query(() => Contract, { description: 'A contract record (public).' })
+  contract(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<Contract> {
+    return ctx.services.contracts.get(id);
+  }
+
+  @Query(() => ContractPage, { description: "The caller's contracts, newest first (developer token, own id)." })
+  developerContracts(
+    @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
+    @Arg('network', () => NetworkName, { nullable: true, description: 'Only this network.' }) network: NetworkName | null,
+    @Arg('status', () => String, { nullable: true, description: 'Only this status.' }) status: string | null,
+    @Arg('projectId', () => ID, { nullable: true, description: 'Only this project.' }) projectId: string | null,
+    @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1 to 100; default 25.' }) limit: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' }) cursor: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ContractPage> {
+    return ctx.services.contracts.listForDeveloper(ctx.credentials, id, { network, status, projectId, limit, cursor });
+  }
+
+  @Query(() => ContractPage, { description: 'Contracts awaiting review (administrators only).' })
+  adminContracts(
+    @Arg('status', () => String, { nullable: true, description: 'Status to list; default compiled.' }) status: string | null,
+    @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1 to 100; default 25.' }) limit: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' }) cursor: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ContractPage> {
+    return ctx.services.contracts.adminList(ctx.credentials, status, limit, cursor);
+  }
+
+  @Mutation(() => Contract, { description: 'Approves a compiled mainnet contract and deploys it (administrators only).' })
+  approveContract(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<Contract> {
+    return ctx.services.contracts.approve(ctx.credentials, id);
+  }
+
+  @Mutation(() => Contract, { description: 'Rejects a compiled mainnet contract (administrators only).' })
+  rejectContract(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Arg('reason', () => String, { nullable: true, description: 'Why, shown to the owner.' }) reason: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Contract> {
+    return ctx.services.contracts.reject(ctx.credentials, id, reason);
+  }
+
+  @Mutation(() => MiddlewareRegistration, {
+    description: 'Registers a deployed contract in the gateway (owner’s developer token); idempotent.',
+  })
+  registerContractMiddleware(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<MiddlewareRegistration> {
+    return ctx.services.contracts.registerMiddleware(ctx.credentials, id);
+  }
+
+  @Query(() => GraphQLJSONObject, { description: 'Swagger 2.0 description of a registered contract’s gateway.' })
+  contractSwagger(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<object> {
+    return ctx.services.contracts.swagger(id);
+  }
+
+  @Query(() => GraphQLJSONObject, { description: 'OpenAPI 3.0.3 description of a contract’s gateway (public).' })
+  contractOpenApi(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<object> {
+    return ctx.services.contracts.openApi(id);
+  }
+}

@@ -1,0 +1,18 @@
+import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../server/context';
+import { NetworkName } from '../../schema/network';
+import { FaucetDrip } from './faucet.types';
+
+@Resolver()
+export class FaucetResolver {
+  @Mutation(() => FaucetDrip, {
+    description: "Sends 10 test coins to the caller's custodial wallet; 5 per UTC day, testnet only (developer token).",
+  })
+  faucetDrip(
+    @Arg('network', () => NetworkName, { defaultValue: NetworkName.testnet, description: 'Must be testnet.' })
+    network: NetworkName,
+    @Ctx() ctx: RequestContext,
+  ): Promise<FaucetDrip> {
+    return ctx.services.faucet.drip(ctx.credentials, network);
+  }
+}

@@ -1,0 +1,32 @@
+import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../server/context';
+import { NetworkName } from '../../schema/network';
+import { WalletBalance, WalletHistory } from './wallets.types';
+
+@Resolver()
+export class WalletsResolver {
+  @Query(() => WalletBalance, { description: 'Native coin balance of any address (public).' })
+  walletBalance(
+    @Arg('address', { description: '0x-prefixed address, any case.' }) address: string,
+    @Arg('network', () => NetworkName, { defaultValue: NetworkName.testnet, description: 'Network; default testnet.' })
+    network: NetworkName,
+    @Ctx() ctx: RequestContext,
+  ): Promise<WalletBalance> {
+    return ctx.services.wallets.balance(address, network);
+  }
+
+  @Query(() => WalletHistory, {
+    description: "Transactions of the caller's custodial wallet, newest first (developer token, own id).",
+  })
+  walletHistory(
+    @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
+    @Arg('network', () => NetworkName, { defaultValue: NetworkName.testnet, description: 'Network; default testnet.' })
+    network: NetworkName,
+    @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1 to 100; default 25.' }) limit: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' })
+    cursor: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<WalletHistory> {
+    return ctx.services.wallets.history(ctx.credentials, id, network, limit, cursor);
+  }
+}

@@ -1,0 +1,324 @@
+import { Interface, Wallet } from 'ethers';
+import { Client as PgClient } from 'pg';
+import { findOpcode } from '../src/modules/contracts/compiler/compiler';
+import { fund, providerOf } from './kit/chain';
+import { client, type Client } from './kit/http';
+import { issueDeveloperCertificate, login, type LoggedIn } from './kit/login';
+import { COUNTER_SOURCE, PICKY_SOURCE, TOKEN_SOURCE } from './kit/solidity';
+import { startStack, type Stack } from './kit/stack';
+
+const ADMIN_SERIAL = 'IINADMIN000001';
+let stack: Stack;
+let api: Client;
+let dev: LoggedIn;
+
+beforeAll(async () => {
+  stack = await startStack({ ADMIN_SUBJECTS: `${ADMIN_SERIAL},someone-else` });
+  api = client(stack.url);
+  dev = await login(api, stack.ca);
+  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const pg = new PgClient({ connectionString: stack.databaseUrl });
+  await pg.connect();
+  try {
+    return (await pg.query(sql, params)).rows as T[];
+  } finally {
+    await pg.end();
+  }
+}
+
+const deploy = (body: Record<string, unknown>, token = dev.token) =>
+  api.post('/api/devportal/contracts/deploy', body, { token });
+
+describe('compile', () => {
+  it('compiles an OpenZeppelin ERC-20 with solc 0.8.20 for paris, without PUSH0', async () => {
+    const res = await api.post('/api/devportal/contracts/compile', { source: TOKEN_SOURCE });
+    expect(res.status).toBe(201);
+    expect(res.body.compiler).toEqual({
+      version: expect.stringMatching(/^0\.8\.20/),
+      evmVersion: 'paris',
+      optimizer: { enabled: true, runs: 200 },
+    });
+    expect(res.body.contracts).toHaveLength(1);
+    const token = res.body.contracts[0];
+    expect(token).toMatchObject({ name: 'Token', sourceFile: 'Contract.sol' });
+    expect(token.abi.map((f: { name?: string }) => f.name)).toEqual(expect.arrayContaining(['transfer', 'mint', 'owner']));
+    expect(findOpcode(token.bytecode, 0x5f)).toBe(-1);
+    expect(findOpcode(token.deployedBytecode, 0x5f)).toBe(-1);
+  });
+
+  it('reports syntax errors with their location, and refuses newer pragmas', async () => {
+    const syntax = await api.post('/api/devportal/contracts/compile', {
+      sources: { 'Broken.sol': 'pragma solidity ^0.8.20;\ncontract Broken { function f( }' },
+    });
+    expect(syntax.status).toBe(422);
+    expect(syntax.body.error.code).toBe('COMPILATION_FAILED');
+    expect(syntax.body.error.details.errors[0]).toMatchObject({
+      severity: 'error',
+      sourceLocation: { file: 'Broken.sol', start: expect.any(Number), end: expect.any(Number) },
+    });
+    const newer = await api.post('/api/devportal/contracts/compile', { source: 'pragma solidity ^0.8.24;\ncontract A {}' });
+    expect(newer.status).toBe(422);
+    expect(newer.body.error.code).toBe('COMPILATION_FAILED');
+  });
+
+  it('refuses imports from outside the approved library', async () => {
+    for (const path of ['https://example.com/x.sol', '@uniswap/v2-core/contracts/UniswapV2Pair.sol', '/etc/passwd', '../secret.sol']) {
+      const res = await api.post('/api/devportal/contracts/compile', {
+        source: `pragma solidity ^0.8.20;\nimport "${path}";\ncontract A {}`,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('IMPORT_NOT_ALLOWED');
+      expect(res.body.error.message).toContain(path);
+    }
+  });
+
+  it('answers 400 for a body with neither or both of source and sources', async () => {
+    for (const body of [{}, { source: 'x', sources: { 'A.sol': 'x' } }, { sources: { 'A.sol': 5 } }, { source: 42 }]) {
+      const res = await api.post('/api/devportal/contracts/compile', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+});
+
+describe('deploy on testnet', () => {
+  it('deploys at once from the custodial wallet, with constructor arguments', async () => {
+    const res = await deploy({ network: 'testnet', source: TOKEN_SOURCE, constructorArgs: ['1000000000000000000000'], name: 'My Token' });
+    expect(res.status).toBe(201);
+    const c = res.body;
+    expect(c).toMatchObject({
+      name: 'My Token',
+      network: 'testnet',
+      chainId: 17991,
+      status: 'deployed',
+      ownerId: dev.developerId,
+      middleware: { registered: false, registeredAt: null },
+      compiler: { evmVersion: 'paris' },
+    });
+    expect(c.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(c.blockNumber).toEqual(expect.any(Number));
+    expect(c.deployedAt).toEqual(expect.any(String));
+    const provider = providerOf(stack, 'testnet');
+    const code = await provider.getCode(c.address);
+    expect(code.length).toBeGreaterThan(2);
+    const iface = new Interface(c.abi);
+    const [balance] = iface.decodeFunctionResult(
+      'balanceOf',
+      await provider.call({ to: c.address, data: iface.encodeFunctionData('balanceOf', [dev.walletAddress]) }),
+    );
+    expect(balance).toBe(10n ** 21n);
+    const tx = await provider.getTransaction(c.deployTxHash);
+    expect(tx?.from).toBe(dev.walletAddress);
+
+    const publicView = await api.get(`/api/devportal/contracts/${c.id}`);
+    expect(publicView.status).toBe(200);
+    expect(publicView.body).toEqual(c);
+    expect(JSON.stringify(publicView.body)).not.toMatch(/privateKey|encrypted/i);
+
+    const history = await api.get(`/api/devportal/developers/${dev.developerId}/wallet-history`, { token: dev.token });
+    expect(history.body.items[0]).toMatchObject({ kind: 'deploy', txHash: c.deployTxHash, contractId: c.id, status: 'success', to: null });
+  });
+
+  it('decodes a constructor revert (reason string and custom error) and keeps no deployed record', async () => {
+    const before = await rows<{ n: string }>('SELECT count(*) AS n FROM contracts');
+    const reason = await deploy({ source: PICKY_SOURCE, constructorArgs: [50, ''] });
+    expect(reason.status).toBe(422);
+    expect(reason.body.error.code).toBe('EXECUTION_REVERTED');
+    expect(reason.body.error.details.reason).toBe('label must not be empty');
+    const custom = await deploy({ source: PICKY_SOURCE, constructorArgs: [3, 'ok'] });
+    expect(custom.status).toBe(422);
+    expect(custom.body.error.details.error).toEqual({ name: 'TooSmall', signature: 'TooSmall(uint256,uint256)', args: ['3', '11'] });
+    const after = await rows<{ n: string }>('SELECT count(*) AS n FROM contracts');
+    expect(after[0]!.n).toBe(before[0]!.n);
+  });
+
+  it('refuses bad constructor arguments with 400 INVALID_ARGUMENT', async () => {
+    const res = await deploy({ source: PICKY_SOURCE, constructorArgs: ['not a number', 'x'] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(res.body.error.details).toMatchObject({ index: 0, name: 'x', type: 'uint256' });
+    const count = await deploy({ source: PICKY_SOURCE, constructorArgs: [50] });
+    expect(count.body.error.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('says how much is needed when the wallet cannot pay', async () => {
+    const poor = await login(api, stack.ca);
+    const res = await deploy({ source: COUNTER_SOURCE }, poor.token);
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('INSUFFICIENT_FUNDS');
+    const mine = await api.get(`/api/devportal/developers/${poor.developerId}/contracts`, { token: poor.token });
+    expect(mine.body.items).toEqual([]);
+  });
+
+  it('needs contractName when the sources define several contracts', async () => {
+    const sources = { 'A.sol': COUNTER_SOURCE, 'B.sol': 'pragma solidity ^0.8.20;\ncontract Other { function x() external pure returns (uint) { return 1; } }' };
+    const res = await deploy({ sources });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.contracts.sort()).toEqual(['Counter', 'Other']);
+    const chosen = await deploy({ sources, contractName: 'Other' });
+    expect(chosen.status).toBe(201);
+    expect(chosen.body).toMatchObject({ name: 'Other', status: 'deployed' });
+  });
+
+  it('lands 10 concurrent deployments from one wallet with distinct nonces', async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => deploy({ source: COUNTER_SOURCE })));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(results.every((r) => r.body.status === 'deployed')).toBe(true);
+    const provider = providerOf(stack, 'testnet');
+    const nonces = await Promise.all(results.map(async (r) => (await provider.getTransaction(r.body.deployTxHash))!.nonce));
+    expect(new Set(nonces).size).toBe(10);
+    const addresses = new Set(results.map((r) => r.body.address));
+    expect(addresses.size).toBe(10);
+  });
+
+  it('lists the developer’s contracts with filters and pages', async () => {
+    const project = await api.post('/api/devportal/projects', { name: 'Filed' }, { token: dev.token });
+    const filed = await deploy({ source: COUNTER_SOURCE, projectId: project.body.id });
+    expect(filed.body.projectId).toBe(project.body.id);
+    const byProject = await api.get(`/api/devportal/developers/${dev.developerId}/contracts?projectId=${project.body.id}`, { token: dev.token });
+    expect(byProject.body.items.map((c: { id: string }) => c.id)).toEqual([filed.body.id]);
+    const page = await api.get(`/api/devportal/developers/${dev.developerId}/contracts?limit=3&status=deployed&network=testnet`, { token: dev.token });
+    expect(page.body.items).toHaveLength(3);
+    expect(page.body.nextCursor).toEqual(expect.any(String));
+    const next = await api.get(`/api/devportal/developers/${dev.developerId}/contracts?limit=3&cursor=${page.body.nextCursor}`, { token: dev.token });
+    expect(next.body.items[0].id).not.toBe(page.body.items[2].id);
+    const other = await login(api, stack.ca);
+    expect((await api.get(`/api/devportal/developers/${dev.developerId}/contracts`, { token: other.token })).status).toBe(403);
+    expect((await api.get(`/api/devportal/developers/${dev.developerId}/contracts?status=weird`, { token: dev.token })).status).toBe(400);
+    const foreignProject = await deploy({ source: COUNTER_SOURCE, projectId: project.body.id }, other.token);
+    expect(foreignProject.status).toBe(404);
+  });
+
+  it('answers 404 for unknown or malformed contract ids', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'nope', "1'; DROP TABLE contracts;--"]) {
+      const res = await api.get(`/api/devportal/contracts/${encodeURIComponent(id)}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
+  });
+});
+
+describe('mainnet approval', () => {
+  let admin: LoggedIn;
+  beforeAll(async () => {
+    admin = await login(api, stack.ca, await issueDeveloperCertificate(stack.ca, { serialNumber: ADMIN_SERIAL }));
+  });
+
+  it('keeps a mainnet deployment compiled until an administrator approves it', async () => {
+    const res = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'compiled', network: 'mainnet', chainId: 1991, address: null, deployTxHash: null });
+    expect(await providerOf(stack, 'mainnet').getTransactionCount(dev.walletAddress)).toBe(0);
+
+    const queue = await api.get('/api/devportal/admin/contracts?status=compiled', { token: admin.token });
+    expect(queue.status).toBe(200);
+    expect(queue.body.items.map((c: { id: string }) => c.id)).toContain(res.body.id);
+
+    const byDeveloper = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: dev.token });
+    expect(byDeveloper.status).toBe(403);
+    expect(byDeveloper.body.error.code).toBe('FORBIDDEN');
+    expect((await api.get('/api/devportal/admin/contracts', { token: dev.token })).status).toBe(403);
+
+    const unfunded = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
+    expect(unfunded.status).toBe(422);
+    expect(unfunded.body.error.code).toBe('INSUFFICIENT_FUNDS');
+    expect((await api.get(`/api/devportal/contracts/${res.body.id}`)).body).toMatchObject({ status: 'compiled', approvedAt: null });
+
+    await fund(stack, 'mainnet', dev.walletAddress, '5');
+    const approved = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
+    expect(approved.status).toBe(201);
+    expect(approved.body).toMatchObject({ status: 'deployed', network: 'mainnet' });
+    expect(approved.body.approvedAt).toEqual(expect.any(String));
+    expect((await providerOf(stack, 'mainnet').getCode(approved.body.address)).length).toBeGreaterThan(2);
+
+    const again = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'deployed' } });
+  });
+
+  it('rejects with a reason, once', async () => {
+    const res = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
+    const rejected = await api.post(`/api/devportal/admin/contracts/${res.body.id}/reject`, { reason: 'Needs an audit' }, { token: admin.token });
+    expect(rejected.status).toBe(201);
+    expect(rejected.body).toMatchObject({ status: 'rejected', statusReason: 'Needs an audit' });
+    const twice = await api.post(`/api/devportal/admin/contracts/${res.body.id}/reject`, {}, { token: admin.token });
+    expect(twice.status).toBe(409);
+    const approve = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
+    expect(approve.status).toBe(409);
+    expect((await api.post(`/api/devportal/admin/contracts/nope/approve`, {}, { token: admin.token })).status).toBe(404);
+  });
+});
+
+describe('gateway registration and specifications', () => {
+  it('registers deployed contracts only, for their owner, idempotently', async () => {
+    const compiled = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
+    const notDeployed = await api.post(`/api/devportal/contracts/${compiled.body.id}/register-middleware`, {}, { token: dev.token });
+    expect(notDeployed.status).toBe(409);
+    expect(notDeployed.body.error.code).toBe('CONTRACT_NOT_DEPLOYED');
+
+    const c = (await deploy({ source: COUNTER_SOURCE })).body;
+    const swaggerBefore = await api.get(`/api/devportal/contracts/${c.id}/swagger`);
+    expect(swaggerBefore.status).toBe(409);
+    expect(swaggerBefore.body.error.code).toBe('CONTRACT_NOT_REGISTERED');
+
+    const other = await login(api, stack.ca);
+    const foreign = await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: other.token });
+    expect(foreign.status).toBe(403);
+    expect((await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {})).status).toBe(401);
+
+    const first = await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: dev.token });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      contractId: c.id,
+      registered: true,
+      endpoints: {
+        query: `${stack.app.config.publicBaseUrl}/api/devportal/contracts/${c.id}/query/{method}`,
+        invoke: `${stack.app.config.publicBaseUrl}/api/devportal/contracts/${c.id}/invoke/{method}`,
+      },
+      swaggerUrl: `${stack.app.config.publicBaseUrl}/api/devportal/contracts/${c.id}/swagger`,
+      openapiUrl: `${stack.app.config.publicBaseUrl}/api/devportal/contracts/${c.id}/openapi.json`,
+    });
+    const second = await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: dev.token });
+    expect(second.body).toEqual(first.body);
+    expect((await api.get(`/api/devportal/contracts/${c.id}`)).body.middleware).toEqual({ registered: true, registeredAt: first.body.registeredAt });
+
+    const swagger = await api.get(`/api/devportal/contracts/${c.id}/swagger`);
+    expect(swagger.status).toBe(200);
+    expect(swagger.body.swagger).toBe('2.0');
+    expect(swagger.body.securityDefinitions.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+
+    const openapi = await api.get(`/api/devportal/contracts/${c.id}/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.openapi).toBe('3.0.3');
+    const paths = Object.keys(openapi.body.paths);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        `/api/devportal/contracts/${c.id}/query/count`,
+        `/api/devportal/contracts/${c.id}/invoke/increment`,
+      ]),
+    );
+    expect(openapi.body.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+  });
+});
+
+describe('GraphQL', () => {
+  it('compiles and deploys through the same schema', async () => {
+    const res = await api.graphql(
+      `mutation($input: DeployContractInput!) { deployContract(input: $input) { id status address network middleware { registered } } }`,
+      { input: { source: COUNTER_SOURCE } },
+      { token: dev.token },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.deployContract).toMatchObject({ status: 'deployed', network: 'testnet', middleware: { registered: false } });
+    const bad = await api.graphql(`mutation { compileContract(input: { source: "contract {" }) { warnings { message } } }`);
+    expect(bad.body.errors[0].extensions.code).toBe('COMPILATION_FAILED');
+    expect(bad.body.errors[0].extensions.details.errors.length).toBeGreaterThan(0);
+    expect(Wallet.createRandom().address).toBeTruthy();
+  });
+});

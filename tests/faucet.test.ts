@@ -1,0 +1,175 @@
+import { Wallet, parseEther } from 'ethers';
+import { Client as PgClient } from 'pg';
+import { client, type Client } from './kit/http';
+import { login, type LoggedIn } from './kit/login';
+import { providerOf } from './kit/chain';
+import { startStack, type Stack } from './kit/stack';
+
+let stack: Stack;
+let api: Client;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack.url);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function count(sql: string, params: unknown[]): Promise<number> {
+  const pg = new PgClient({ connectionString: stack.databaseUrl });
+  await pg.connect();
+  try {
+    return Number((await pg.query(sql, params)).rows[0].n);
+  } finally {
+    await pg.end();
+  }
+}
+
+describe('wallet balance', () => {
+  it('reads the balance of any address on either network, testnet by default', async () => {
+    const funded = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const res = await api.get(`/api/devportal/wallets/${funded.toLowerCase()}/balance`);
+    expect(res.status).toBe(200);
+    const onChain = await providerOf(stack, 'testnet').getBalance(funded);
+    expect(res.body).toEqual({
+      address: funded,
+      network: 'testnet',
+      chainId: 17991,
+      balanceWei: onChain.toString(),
+      balance: expect.stringMatching(/^\d+\.\d+$/),
+    });
+    const main = await api.get(`/api/devportal/wallets/${funded}/balance?network=mainnet`);
+    expect(main.body).toMatchObject({ network: 'mainnet', chainId: 1991 });
+    const empty = await api.get(`/api/devportal/wallets/${Wallet.createRandom().address}/balance`);
+    expect(empty.body).toMatchObject({ balanceWei: '0', balance: '0.0' });
+  });
+
+  it('refuses malformed addresses and networks with 400', async () => {
+    for (const bad of ['0x123', 'not-an-address', `0x${'g'.repeat(40)}`, `${'a'.repeat(42)}`]) {
+      const res = await api.get(`/api/devportal/wallets/${bad}/balance`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    }
+    const net = await api.get(`/api/devportal/wallets/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/balance?network=devnet`);
+    expect(net.status).toBe(400);
+    expect(net.body.error.code).toBe('INVALID_NETWORK');
+  });
+});
+
+describe('faucet', () => {
+  let dev: LoggedIn;
+  beforeAll(async () => {
+    dev = await login(api, stack.ca);
+  });
+
+  it('drips exactly 10 coins into the caller’s wallet and shows it in the history', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const before = await provider.getBalance(dev.walletAddress);
+    const res = await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      network: 'testnet',
+      to: dev.walletAddress,
+      amountWei: '10000000000000000000',
+      amount: '10',
+      dripsUsedToday: 1,
+      dripsRemainingToday: 4,
+    });
+    expect(res.body.blockNumber).toEqual(expect.any(Number));
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    expect(res.body.resetsAt).toBe(midnight.toISOString());
+    expect((await provider.getBalance(dev.walletAddress)) - before).toBe(parseEther('10'));
+    const receipt = await provider.getTransactionReceipt(res.body.txHash);
+    expect(receipt?.status).toBe(1);
+
+    const history = await api.get(`/api/devportal/developers/${dev.developerId}/wallet-history`, { token: dev.token });
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({ address: dev.walletAddress, network: 'testnet', nextCursor: null });
+    expect(history.body.items[0]).toMatchObject({
+      txHash: res.body.txHash,
+      kind: 'faucet',
+      to: dev.walletAddress,
+      valueWei: '10000000000000000000',
+      status: 'success',
+      blockNumber: res.body.blockNumber,
+    });
+    expect(history.body.items[0].timestamp).toEqual(expect.any(Number));
+  });
+
+  it('allows exactly 5 drips a day even when 20 arrive at once', async () => {
+    const other = await login(api, stack.ca);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api.post('/api/devportal/faucet/drip', {}, { token: other.token })),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    const refused = results.find((r) => r.status === 429)!;
+    expect(refused.body.error.code).toBe('FAUCET_LIMIT');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(86400);
+    expect(await providerOf(stack, 'testnet').getBalance(other.walletAddress)).toBe(parseEther('50'));
+    expect(await count('SELECT count(*) AS n FROM faucet_drips WHERE developer_id = $1', [other.developerId])).toBe(5);
+
+    const page1 = await api.get(`/api/devportal/developers/${other.developerId}/wallet-history?limit=2`, { token: other.token });
+    expect(page1.body.items).toHaveLength(2);
+    const page2 = await api.get(
+      `/api/devportal/developers/${other.developerId}/wallet-history?limit=2&cursor=${page1.body.nextCursor}`,
+      { token: other.token },
+    );
+    const page3 = await api.get(
+      `/api/devportal/developers/${other.developerId}/wallet-history?limit=2&cursor=${page2.body.nextCursor}`,
+      { token: other.token },
+    );
+    expect(page3.body.nextCursor).toBeNull();
+    const hashes = [...page1.body.items, ...page2.body.items, ...page3.body.items].map((i: { txHash: string }) => i.txHash);
+    expect(new Set(hashes).size).toBe(5);
+  });
+
+  it('is testnet only and needs a developer token', async () => {
+    const main = await api.post('/api/devportal/faucet/drip', { network: 'mainnet' }, { token: dev.token });
+    expect(main.status).toBe(400);
+    expect(main.body.error.code).toBe('FAUCET_TESTNET_ONLY');
+    const anonymous = await api.post('/api/devportal/faucet/drip', {});
+    expect(anonymous.status).toBe(401);
+    const bad = await api.post('/api/devportal/faucet/drip', { network: 'moon' }, { token: dev.token });
+    expect(bad.body.error.code).toBe('INVALID_NETWORK');
+  });
+
+  it('guards the wallet history: own id only, valid cursors and limits', async () => {
+    const other = await login(api, stack.ca);
+    const path = (id: string, q = '') => `/api/devportal/developers/${id}/wallet-history${q}`;
+    expect((await api.get(path(other.developerId), { token: dev.token })).status).toBe(403);
+    expect((await api.get(path(dev.developerId))).status).toBe(401);
+    for (const q of ['?cursor=garbage', '?limit=0', '?limit=101', '?limit=abc', '?network=x']) {
+      const res = await api.get(path(dev.developerId, q), { token: dev.token });
+      expect(res.status).toBe(400);
+    }
+  });
+});
+
+describe('a faucet that cannot pay', () => {
+  let dry: Stack;
+  beforeAll(async () => {
+    dry = await startStack({ FAUCET_PRIVATE_KEY: Wallet.createRandom().privateKey });
+  });
+  afterAll(async () => {
+    await dry?.stop();
+  });
+
+  it('answers 503 FAUCET_EMPTY and does not count the drip', async () => {
+    const dryApi = client(dry.url);
+    const dev = await login(dryApi, dry.ca);
+    const res = await dryApi.post('/api/devportal/faucet/drip', {}, { token: dev.token });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('FAUCET_EMPTY');
+    const pg = new PgClient({ connectionString: dry.databaseUrl });
+    await pg.connect();
+    const { rows } = await pg.query('SELECT count(*) AS n FROM faucet_drips');
+    await pg.end();
+    expect(Number(rows[0].n)).toBe(0);
+  });
+});
