@@ -1,0 +1,87 @@
+import { contractOperations, type ContractSpecInput } from './contract-operations';
+import {
+  bodyRequired,
+  ERROR_RESPONSES,
+  ERROR_SCHEMA,
+  infoOf,
+  operationDescription,
+  requestSchema,
+  responseSchema,
+  trimBaseUrl,
+} from './operation-schemas';
+
+/** Per-contract OpenAPI 3.0.3 document of the gateway (API.md §5): one POST per ABI function. */
+export function buildContractOpenApi(c: ContractSpecInput): object {
+  const operations = contractOperations(c);
+  const schemas: Record<string, unknown> = { Error: ERROR_SCHEMA };
+  const paths: Record<string, unknown> = {};
+  const errorRefs = Object.fromEntries(
+    ERROR_RESPONSES.map((e) => [e.status, { $ref: `#/components/responses/${e.name}` }]),
+  );
+
+  for (const op of operations) {
+    // Named components give generators readable model names instead of InlineObject1, InlineObject2, ...
+    const request = `${op.operationId}_request`;
+    const response = `${op.operationId}_response`;
+    schemas[request] = requestSchema(op, 'openapi3');
+    schemas[response] = responseSchema(op, 'openapi3');
+    paths[op.path] = {
+      post: {
+        operationId: op.operationId,
+        summary: op.method.signature,
+        description: operationDescription(op),
+        tags: [op.kind],
+        security: [{ ApiKeyAuth: [] }],
+        ...(op.kind === 'invoke' ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
+        requestBody: {
+          required: bodyRequired(op),
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${request}` } } },
+        },
+        responses: {
+          '201': {
+            description: op.kind === 'query' ? 'Decoded return value' : 'Transaction sent',
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${response}` } } },
+          },
+          ...errorRefs,
+        },
+      },
+    };
+  }
+
+  return {
+    openapi: '3.0.3',
+    info: infoOf(c),
+    ...(c.servers.length > 0 ? { servers: c.servers.map((url) => ({ url: trimBaseUrl(url) })) } : {}),
+    tags: [
+      { name: 'query', description: 'Read calls (view and pure functions)' },
+      { name: 'invoke', description: 'Transactions (state-changing functions)' },
+    ],
+    security: [{ ApiKeyAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'A repeat with the same key within 24 h returns the first response and sends nothing',
+          schema: { type: 'string', maxLength: 255 },
+        },
+      },
+      schemas,
+      responses: Object.fromEntries(
+        ERROR_RESPONSES.map((e) => [
+          e.name,
+          {
+            description: e.description,
+            ...(e.status === '429'
+              ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+              : {}),
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ]),
+      ),
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { findMethod, listMethods, methodKey, type AbiMethod } from './abi-method';
+export { encodeArgs } from './abi-args';
+export { decodeResult, toJsonValue } from './abi-result';

@@ -1,0 +1,43 @@
+import { GraphQLJSON } from 'graphql-scalars';
+import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../server/context';
+import { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
+
+@Resolver()
+export class GatewayResolver {
+  @Mutation(() => GatewayQueryResult, {
+    description: 'Calls a contract function without a transaction (eth_call); API key with scope read.',
+  })
+  queryContract(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
+    @Arg('args', () => GraphQLJSON, { nullable: true, description: 'Positional arguments (array); big integers as strings.' })
+    args: unknown,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayQueryResult> {
+    return ctx.services.gateway.query(ctx.credentials, id, method, args);
+  }
+
+  @Mutation(() => GatewayInvokeResult, {
+    description:
+      'Sends a transaction to a contract function from the owner’s custodial wallet; API key with scope write. ' +
+      'Irreversible once confirmed. Send an Idempotency-Key header to make retries safe.',
+  })
+  invokeContract(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
+    @Arg('args', () => GraphQLJSON, { nullable: true, description: 'Positional arguments (array); big integers as strings.' })
+    args: unknown,
+    @Arg('value', () => String, { nullable: true, description: 'Wei to send (payable functions only), decimal string.' })
+    value: string | null,
+    @Arg('gasLimit', () => String, { nullable: true, description: 'Gas limit; estimated when absent.' })
+    gasLimit: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayInvokeResult> {
+    return ctx.services.gateway.invoke(ctx.credentials, id, method, args, {
+      value,
+      gasLimit,
+      idempotencyKey: ctx.idempotencyKey,
+    });
+  }
+}

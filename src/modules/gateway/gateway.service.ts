@@ -1,0 +1,271 @@
+import { createHash } from 'node:crypto';
+import { Interface } from 'ethers';
+import { LRUCache } from 'lru-cache';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { DataSource } from 'typeorm';
+import type { ChainRegistry } from '../../chain/chain-registry';
+import { decodeRevert } from '../../chain/revert-decoder';
+import { AppError } from '../../errors/app-error';
+import { httpStatusOf } from '../../errors/error-codes';
+import type { Logger } from '../../logger';
+import type { Credentials } from '../../server/context';
+import type { UsageRecorder } from '../analytics/usage-recorder';
+import type { ContractEntity } from '../contracts/contract.entity';
+import type { ContractService } from '../contracts/contract.service';
+import type { ApiKeyPrincipal, ApiKeyService } from '../keys/api-key.service';
+import type { TransactionSender } from '../wallets/transaction-sender';
+import type { WalletService } from '../wallets/wallet.service';
+import { decodeResult, encodeArgs, findMethod, type AbiMethod } from './abi';
+import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
+import { IdempotencyStore } from './idempotency';
+
+/** API.md §7: no receipt within 60 s → answered as pending. */
+const RECEIPT_TIMEOUT_MS = 60_000;
+
+/** A deployed, registered contract ready to serve: such a contract never changes again. */
+interface ServedContract {
+  record: ContractEntity;
+  iface: Interface;
+  methods: Map<string, AbiMethod>;
+}
+
+interface CallTrace {
+  principal?: ApiKeyPrincipal;
+  contractId: string | null;
+  method: string | null;
+  gasUsed: string | null;
+}
+
+export interface InvokeOptions {
+  value?: string | null;
+  gasLimit?: string | null;
+  idempotencyKey?: string | null;
+}
+
+/** Parses a non-negative integer given as a decimal or 0x string (wei, gas). */
+function parseUint(value: string | null | undefined, field: string): bigint | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) {
+    throw new AppError('VALIDATION_FAILED', `${field} must be a non-negative integer as a decimal or 0x string`, { field });
+  }
+  return BigInt(value);
+}
+
+/**
+ * The contract gateway: machine access to deployed, registered contracts with API keys. Every call
+ * made with a valid key is recorded for analytics, whatever its outcome.
+ */
+export class GatewayService {
+  private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
+  private readonly limiter?: RateLimiterMemory;
+  readonly idempotency: IdempotencyStore;
+
+  constructor(
+    ds: DataSource,
+    private readonly keys: ApiKeyService,
+    private readonly contracts: ContractService,
+    private readonly chains: ChainRegistry,
+    private readonly wallets: WalletService,
+    private readonly sender: TransactionSender,
+    private readonly usage: UsageRecorder,
+    rateLimitPerSecond: number,
+    private readonly logger: Logger,
+  ) {
+    if (rateLimitPerSecond > 0) this.limiter = new RateLimiterMemory({ points: rateLimitPerSecond, duration: 1 });
+    this.idempotency = new IdempotencyStore(ds);
+  }
+
+  async query(creds: Credentials, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
+    return this.traced('query', async (trace) => {
+      const { contract, abiMethod } = await this.authorize(creds, contractId, method, 'read', trace);
+      const data = contract.iface.encodeFunctionData(abiMethod.fragment, encodeArgs(abiMethod.fragment, args));
+      const raw = await this.chains
+        .withRetry(contract.record.network, (p) => p.call({ to: contract.record.address!, data }))
+        .catch((e: unknown) => {
+          const revert = decodeRevert(e, contract.iface);
+          if (revert && !(e instanceof AppError)) throw this.reverted(revert);
+          throw e;
+        });
+      return { result: decodeResult(abiMethod.fragment, contract.iface.decodeFunctionResult(abiMethod.fragment, raw)) };
+    });
+  }
+
+  async invoke(
+    creds: Credentials,
+    contractId: string,
+    method: string,
+    args: unknown,
+    opts: InvokeOptions,
+  ): Promise<GatewayInvokeResult> {
+    return this.traced('invoke', async (trace) => {
+      const { contract, abiMethod, principal } = await this.authorize(creds, contractId, method, 'write', trace);
+      if (abiMethod.readOnly) {
+        throw new AppError('VALIDATION_FAILED', `${abiMethod.signature} is a view function: call it with query, not invoke`, {
+          method: abiMethod.signature,
+        });
+      }
+      const value = parseUint(opts.value, 'value');
+      const gasLimit = parseUint(opts.gasLimit, 'gasLimit');
+      if (value && value > 0n && !abiMethod.payable) {
+        throw new AppError('INVALID_ARGUMENT', `${abiMethod.signature} is not payable: it cannot receive value`, {
+          field: 'value',
+        });
+      }
+      const data = contract.iface.encodeFunctionData(abiMethod.fragment, encodeArgs(abiMethod.fragment, args));
+      const run = async (onRecorded?: Parameters<TransactionSender['send']>[0]['onRecorded']) => {
+        const signer = await this.wallets.custodialSigner(contract.record.ownerId);
+        const request = {
+          network: contract.record.network,
+          signer,
+          to: contract.record.address!,
+          data,
+          value,
+          gasLimit,
+          kind: 'invoke' as const,
+          developerId: contract.record.ownerId,
+          contractId: contract.record.id,
+          method: abiMethod.signature,
+          iface: contract.iface,
+          onRecorded,
+        };
+        // Simulate first: a revert is answered with its reason and nothing is sent.
+        await this.chains
+          .provider(request.network)
+          .call({ from: signer.address, to: request.to, data, value })
+          .catch((e: unknown) => {
+            throw this.sender.translate(e, request);
+          });
+        const prepared = await this.sender.prepare(request);
+        const { txHash } = await this.sender.send(request, prepared);
+        return this.outcome(contract.record.network, txHash);
+      };
+      const result = opts.idempotencyKey
+        ? await this.idempotency.run(
+            principal.developerId,
+            opts.idempotencyKey,
+            createHash('sha256')
+              .update(JSON.stringify([contract.record.id, abiMethod.signature, args ?? [], opts.value ?? null, opts.gasLimit ?? null]))
+              .digest('hex'),
+            run,
+            (txHash) => this.outcome(contract.record.network, txHash),
+          )
+        : await run();
+      trace.gasUsed = result.gasUsed;
+      return result;
+    });
+  }
+
+  /** Waits for the receipt of a sent invoke and shapes the answer. */
+  private async outcome(network: ContractEntity['network'], txHash: string): Promise<GatewayInvokeResult> {
+    const mined = await this.sender.waitForReceipt(network, txHash, RECEIPT_TIMEOUT_MS);
+    return mined
+      ? { txHash, blockNumber: mined.blockNumber, gasUsed: mined.gasUsed, status: mined.status }
+      : { txHash, blockNumber: null, gasUsed: null, status: 'pending' };
+  }
+
+  private reverted(revert: NonNullable<ReturnType<typeof decodeRevert>>): AppError {
+    return new AppError('EXECUTION_REVERTED', `Execution reverted: ${revert.reason}`, {
+      reason: revert.reason,
+      ...(revert.error ? { error: revert.error } : {}),
+      ...(revert.panicCode !== undefined ? { panicCode: revert.panicCode } : {}),
+    });
+  }
+
+  /** Runs a call, then records it for analytics if it was made with a valid key. */
+  private async traced<T>(kind: 'query' | 'invoke', fn: (trace: CallTrace) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const trace: CallTrace = { contractId: null, method: null, gasUsed: null };
+    let status = 201;
+    try {
+      return await fn(trace);
+    } catch (e) {
+      status = e instanceof AppError ? httpStatusOf(e.code) : 500;
+      throw e;
+    } finally {
+      if (trace.principal) {
+        this.usage.record({
+          developerId: trace.principal.developerId,
+          apiKeyId: trace.principal.keyId,
+          contractId: trace.contractId,
+          method: trace.method,
+          kind,
+          httpStatus: status,
+          latencyMs: performance.now() - started,
+          gasUsed: trace.gasUsed,
+          at: new Date(),
+        });
+      }
+    }
+  }
+
+  /** The checks of API.md §7, in their order, each with its code. */
+  private async authorize(
+    creds: Credentials,
+    contractId: string,
+    method: string,
+    scope: 'read' | 'write',
+    trace: CallTrace,
+  ): Promise<{ contract: ServedContract; abiMethod: AbiMethod; principal: ApiKeyPrincipal }> {
+    const principal = await this.keys.authenticate(creds);
+    trace.principal = principal;
+    await this.rateLimit(principal.keyId);
+    const contract = await this.servedContract(contractId);
+    trace.contractId = contract.record.id;
+    if (contract.record.ownerId !== principal.developerId) {
+      throw new AppError('FORBIDDEN', 'The API key does not belong to the owner of this contract');
+    }
+    if (principal.contractId && principal.contractId !== contract.record.id) {
+      throw new AppError('KEY_NOT_FOR_CONTRACT', 'The API key is restricted to another contract');
+    }
+    if (!principal.scopes.includes(scope)) {
+      throw new AppError('INSUFFICIENT_SCOPE', `The API key lacks the "${scope}" scope`, { required: scope });
+    }
+    if (contract.record.status !== 'deployed') {
+      throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.record.status}, not deployed`, {
+        status: contract.record.status,
+      });
+    }
+    if (!contract.record.middlewareRegistered) {
+      throw new AppError('CONTRACT_NOT_REGISTERED', 'The contract is not registered in the gateway (register-middleware)');
+    }
+    const name = method.includes('%') ? safeDecode(method) : method;
+    let abiMethod = contract.methods.get(name);
+    if (!abiMethod) {
+      abiMethod = findMethod(contract.record.abi, name);
+      contract.methods.set(name, abiMethod);
+    }
+    trace.method = abiMethod.signature;
+    return { contract, abiMethod, principal };
+  }
+
+  private async rateLimit(keyId: string): Promise<void> {
+    if (!this.limiter) return;
+    try {
+      await this.limiter.consume(keyId);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      const seconds = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
+      throw new AppError('RATE_LIMITED', 'Too many requests for this API key; slow down', { retryAfterSeconds: seconds }, {
+        'Retry-After': String(seconds),
+      });
+    }
+  }
+
+  /** The contract, cached once it is deployed and registered (it cannot change after that). */
+  private async servedContract(contractId: string): Promise<ServedContract> {
+    const cached = this.served.get(contractId);
+    if (cached) return cached;
+    const record = await this.contracts.require(contractId);
+    const served: ServedContract = { record, iface: new Interface(record.abi as never[]), methods: new Map() };
+    if (record.status === 'deployed' && record.middlewareRegistered) this.served.set(contractId, served);
+    return served;
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new AppError('METHOD_NOT_FOUND', 'The method name is not valid', { method: s });
+  }
+}

@@ -1,0 +1,26 @@
+import { GraphQLJSON, GraphQLSafeInt } from 'graphql-scalars';
+import { Field, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'Result of a read call (eth_call).' })
+export class GatewayQueryResult {
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description: 'Decoded return value: one output → the value; several → object by name (array if unnamed); none → null.',
+  })
+  result!: unknown;
+}
+
+@ObjectType({ description: 'Result of a write call: the transaction sent from the owner’s custodial wallet.' })
+export class GatewayInvokeResult {
+  @Field({ description: 'Transaction hash.' })
+  txHash!: string;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Block that included it; null while pending.' })
+  blockNumber!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Gas used (decimal string); null while pending.' })
+  gasUsed!: string | null;
+
+  @Field({ description: 'success, reverted, or pending (no receipt within 60 s).' })
+  status!: string;
+}
