@@ -16,6 +16,8 @@ export interface Credentials {
 export interface RequestContext {
   requestId: string;
   credentials: Credentials;
+  /** `Idempotency-Key` header of the request, for gateway invokes. */
+  idempotencyKey?: string;
   services: Services;
   logger: Logger;
 }

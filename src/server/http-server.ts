@@ -83,12 +83,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   app.set('etag', false);
   const server = http.createServer(app);
 
-  const contextFor = (requestId: string, headers: Record<string, unknown>): RequestContext => ({
-    requestId,
-    credentials: credentialsFrom(headers),
-    services,
-    logger: logger.child({ requestId }),
-  });
+  const contextFor = (requestId: string, headers: Record<string, unknown>): RequestContext => {
+    const idempotencyKey = headers['idempotency-key'];
+    return {
+      requestId,
+      credentials: credentialsFrom(headers),
+      idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
+      services,
+      logger: logger.child({ requestId }),
+    };
+  };
 
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];

@@ -50,3 +50,37 @@ contract Picky {
     }
 }
 `;
+
+/** Functions returning and taking every common ABI type, plus overloads and a payable function. */
+export const KITCHEN_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Kitchen {
+    struct Order { address buyer; uint256[] amounts; bytes32 ref; }
+    uint256 public stored;
+    string public label;
+
+    function negative() external pure returns (int256) { return -123456789012345678901234567890; }
+    function maxUint() external pure returns (uint256) { return type(uint256).max; }
+    function minInt() external pure returns (int256) { return type(int256).min; }
+    function hash() external pure returns (bytes32) { return keccak256("kitchen"); }
+    function blob() external pure returns (bytes memory) { return hex"deadbeef"; }
+    function who() external view returns (address) { return msg.sender; }
+    function flag() external pure returns (bool) { return true; }
+    function pair() external pure returns (uint256 count, string memory name) { return (7, "seven"); }
+    function unnamed() external pure returns (uint8, bool) { return (1, false); }
+    function fixedArr() external pure returns (uint16[3] memory a) { a[0] = 1; a[1] = 2; a[2] = 3; }
+    function order() external view returns (Order memory o) {
+        o.buyer = address(this);
+        o.amounts = new uint256[](2);
+        o.amounts[0] = 1;
+        o.amounts[1] = 2**200;
+        o.ref = bytes32(uint256(42));
+    }
+    function echo(Order calldata o, int8 small, bytes4 tag, string[] calldata words) external pure
+        returns (Order memory, int8, bytes4, string[] memory) { return (o, small, tag, words); }
+    function set(uint256 v) external { stored = v; }
+    function set(string calldata v) external { label = v; }
+    function pay() external payable { stored = msg.value; }
+}
+`;

@@ -232,6 +232,11 @@ export class ContractService {
     }
   }
 
+  /** Marks a deployment whose transaction can never be mined as failed. */
+  async failDeployment(contractId: string, reason: string): Promise<void> {
+    await this.repo.update({ id: contractId, status: 'deploying' }, { status: 'failed', statusReason: reason });
+  }
+
   async listForDeveloper(
     creds: Credentials,
     developerId: string,

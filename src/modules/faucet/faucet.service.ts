@@ -38,6 +38,11 @@ export class FaucetService {
     }
   }
 
+  /** The faucet's signer when `address` is the faucet account. */
+  signerFor(address: string): TransactionSigner | undefined {
+    return this.signer && this.signer.address === address ? this.signer : undefined;
+  }
+
   /** Faucet account address (public, for operators topping it up). */
   get address(): string | undefined {
     return this.signer?.address;

@@ -27,6 +27,8 @@ export interface SendRequest {
   method?: string | null;
   /** Contract ABI, to decode custom errors of a revert. */
   iface?: Interface;
+  /** Use exactly this nonce (to fill a gap) instead of the next free one. */
+  fixedNonce?: number;
   /** Runs in the database transaction that records the signed transaction (e.g. to link an idempotency key). */
   onRecorded?: (manager: EntityManager, txHash: string) => Promise<void>;
 }
@@ -55,8 +57,12 @@ export interface PreparedTransaction {
   fees: FeeFields;
 }
 
-/** Margin on estimated gas: state can change between estimate and inclusion. */
-const GAS_MARGIN_PERCENT = 120n;
+/**
+ * Margin on estimated gas: state can change between estimate and inclusion (another transaction
+ * may zero a storage slot, making the next write cost 20k instead of 5k). Unused gas is not paid.
+ */
+const GAS_MARGIN_PERCENT = 30n;
+const GAS_MARGIN_MIN = 30_000n;
 
 /** Messages of broadcast failures that mean "not accepted" (safe to forget the transaction). */
 const REJECTED =
@@ -103,7 +109,8 @@ export class TransactionSender {
         data: req.data,
         value: req.value,
       });
-      return (estimate * GAS_MARGIN_PERCENT) / 100n;
+      const margin = (estimate * GAS_MARGIN_PERCENT) / 100n;
+      return estimate + (margin > GAS_MARGIN_MIN ? margin : GAS_MARGIN_MIN);
     } catch (e) {
       throw this.translate(e, req);
     }
@@ -186,7 +193,7 @@ export class TransactionSender {
         // Session lock: held across commit and broadcast, released even if this process dies.
         await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`nonce:${key}`]);
         try {
-          const nonce = await this.nextNonce(runner.manager, req, provider);
+          const nonce = req.fixedNonce ?? (await this.nextNonce(runner.manager, req, provider));
           const raw = await wallet.signTransaction({
             chainId: CHAIN_IDS[req.network],
             nonce,

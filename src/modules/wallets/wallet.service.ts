@@ -78,6 +78,12 @@ export class WalletService {
     };
   }
 
+  /** The custodial signer of an address, if it is one of the service's wallets. */
+  async signerForAddress(address: string): Promise<TransactionSigner | undefined> {
+    const row = await this.ds.getRepository(CustodialWalletEntity).findOneBy({ address });
+    return row ? this.custodialSigner(row.developerId) : undefined;
+  }
+
   /** Native coin balance of any address. */
   async balance(address: string, network: Network): Promise<WalletBalance> {
     const checksummed = parseAddress(address);

@@ -1,0 +1,28 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../server/context';
+import { ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
+
+@Resolver()
+export class KeysResolver {
+  @Mutation(() => CreatedApiKey, {
+    description: 'Issues an API key for the gateway; the full key is in this answer only (developer token, own id).',
+  })
+  createApiKey(
+    @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
+    @Arg('input', () => CreateApiKeyInput, { nullable: true, description: 'Name, scopes and restrictions.' })
+    input: CreateApiKeyInput | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<CreatedApiKey> {
+    return ctx.services.keys.issue(ctx.credentials, id, input ?? {});
+  }
+
+  @Query(() => ApiKeyList, { description: "The caller's API keys, without secrets (developer token, own id)." })
+  apiKeys(@Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string, @Ctx() ctx: RequestContext): Promise<ApiKeyList> {
+    return ctx.services.keys.list(ctx.credentials, id);
+  }
+
+  @Mutation(() => RevokedApiKey, { description: 'Revokes an API key of the caller at once, on every instance.' })
+  revokeApiKey(@Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string, @Ctx() ctx: RequestContext): Promise<RevokedApiKey> {
+    return ctx.services.keys.revoke(ctx.credentials, keyId);
+  }
+}

@@ -1,0 +1,166 @@
+import type { DataSource } from 'typeorm';
+import type { ChainRegistry } from '../../chain/chain-registry';
+import type { Network } from '../../config';
+import type { Logger } from '../../logger';
+import type { ChainTransactionKind } from './chain-transaction.entity';
+import type { MinedTransaction, TransactionSender, TransactionSigner } from './transaction-sender';
+
+/** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
+const CHECK_AFTER = '3 seconds';
+/** A transaction the node keeps refusing for this long has its nonce filled, so later ones can land. */
+const GIVE_UP_AFTER_S = 120;
+const TICK_MS = 2000;
+const LOCK_KEY = 7_991_002;
+
+export interface PendingTransaction {
+  network: Network;
+  txHash: string;
+  fromAddress: string;
+  nonce: number;
+  kind: ChainTransactionKind;
+  contractId: string | null;
+}
+
+interface Row {
+  network: Network;
+  tx_hash: string;
+  raw_tx: string;
+  from_address: string;
+  nonce: string;
+  kind: ChainTransactionKind;
+  contract_id: string | null;
+  age_s: number;
+}
+
+export interface TrackerHooks {
+  /** The signer of one of the service's own addresses (to fill a nonce gap), if it has it. */
+  signerFor(address: string): Promise<TransactionSigner | undefined>;
+  onMined(tx: PendingTransaction, mined: MinedTransaction): Promise<void>;
+  onDropped(tx: PendingTransaction): Promise<void>;
+}
+
+/**
+ * Follows every transaction the service sent until it is mined: records late receipts,
+ * re-broadcasts transactions a node lost (or never got), and fills the nonce of one that can
+ * never land, so the wallet never stalls. One instance at a time does it (advisory lock).
+ */
+export class TransactionTracker {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly chains: ChainRegistry,
+    private readonly sender: TransactionSender,
+    private readonly hooks: TrackerHooks,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.tick()
+        .catch((err: unknown) => this.logger.warn({ err }, 'transaction tracker tick failed'))
+        .finally(() => (this.running = undefined));
+    }, TICK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass over the pending transactions; public so tests can drive it. */
+  async tick(): Promise<void> {
+    const runner = this.ds.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEY])) as Array<{
+        locked: boolean;
+      }>;
+      if (!locked) return;
+      try {
+        const rows = (await runner.query(
+          `SELECT network, tx_hash, raw_tx, from_address, nonce, kind, contract_id,
+                  extract(epoch FROM now() - created_at)::float AS age_s
+             FROM chain_transactions
+            WHERE status = 'pending' AND created_at < now() - interval '${CHECK_AFTER}'
+            ORDER BY network, from_address, nonce
+            LIMIT 200`,
+        )) as Row[];
+        for (const row of rows) await this.check(row);
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async check(row: Row): Promise<void> {
+    const tx: PendingTransaction = {
+      network: row.network,
+      txHash: row.tx_hash,
+      fromAddress: row.from_address,
+      nonce: Number(row.nonce),
+      kind: row.kind,
+      contractId: row.contract_id,
+    };
+    if (!this.chains.isAvailable(tx.network)) return;
+    const provider = this.chains.provider(tx.network);
+    try {
+      const receipt = await provider.getTransactionReceipt(tx.txHash);
+      if (receipt) {
+        await this.hooks.onMined(tx, await this.sender.recordReceipt(tx.network, receipt));
+        return;
+      }
+      const used = await provider.getTransactionCount(tx.fromAddress, 'latest');
+      if (used > tx.nonce) {
+        // Another transaction took this nonce: this one can never be mined.
+        await this.markDropped(tx);
+        return;
+      }
+      try {
+        await provider.broadcastTransaction(row.raw_tx);
+        this.logger.info({ network: tx.network, txHash: tx.txHash }, 're-broadcast a pending transaction');
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        if (/already known|known transaction/i.test(message)) return;
+        if (row.age_s > GIVE_UP_AFTER_S) await this.fillNonce(tx, message);
+      }
+    } catch (err) {
+      this.logger.debug({ err, txHash: tx.txHash }, 'could not check a pending transaction; will retry');
+    }
+  }
+
+  private async markDropped(tx: PendingTransaction): Promise<void> {
+    await this.ds.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
+      tx.network,
+      tx.txHash,
+    ]);
+    await this.hooks.onDropped(tx);
+    this.logger.warn({ network: tx.network, txHash: tx.txHash, nonce: tx.nonce }, 'transaction dropped');
+  }
+
+  /** Replaces a transaction that can never land by a zero-value transfer to self with its nonce. */
+  private async fillNonce(tx: PendingTransaction, reason: string): Promise<void> {
+    const signer = await this.hooks.signerFor(tx.fromAddress);
+    if (!signer) {
+      this.logger.error({ network: tx.network, txHash: tx.txHash, reason }, 'stuck transaction of an unknown signer');
+      return;
+    }
+    await this.markDropped(tx);
+    const filler = await this.sender.send({
+      network: tx.network,
+      signer,
+      to: signer.address,
+      value: 0n,
+      kind: 'nonce-filler',
+      fixedNonce: tx.nonce,
+    });
+    this.logger.warn(
+      { network: tx.network, dropped: tx.txHash, filler: filler.txHash, nonce: tx.nonce, reason },
+      'filled the nonce of a transaction the node keeps refusing',
+    );
+  }
+}

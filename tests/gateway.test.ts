@@ -1,0 +1,404 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
+import { createHash } from 'node:crypto';
+import { keccak256, parseEther } from 'ethers';
+import { Client as PgClient } from 'pg';
+import { providerOf } from './kit/chain';
+import { client, type Client } from './kit/http';
+import { login, type LoggedIn } from './kit/login';
+import { spawnSibling, type ServiceProcess } from './kit/process';
+import { COUNTER_SOURCE, KITCHEN_SOURCE, TOKEN_SOURCE } from './kit/solidity';
+import { startStack, type Stack } from './kit/stack';
+
+let stack: Stack;
+let api: Client;
+let dev: LoggedIn;
+let token: { id: string; address: string; abi: unknown[] };
+let kitchen: { id: string; address: string };
+let key: string;
+
+async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const pg = new PgClient({ connectionString: stack.databaseUrl });
+  await pg.connect();
+  try {
+    return (await pg.query(sql, params)).rows as T[];
+  } finally {
+    await pg.end();
+  }
+}
+
+async function deployRegistered(owner: LoggedIn, source: string, constructorArgs: unknown[] = []) {
+  const deployed = await api.post('/api/devportal/contracts/deploy', { source, constructorArgs }, { token: owner.token });
+  expect(deployed.body.status).toBe('deployed');
+  const reg = await api.post(`/api/devportal/contracts/${deployed.body.id}/register-middleware`, {}, { token: owner.token });
+  expect(reg.status).toBe(201);
+  return deployed.body;
+}
+
+async function newKey(owner: LoggedIn, body: Record<string, unknown> = {}) {
+  const res = await api.post(`/api/devportal/developers/${owner.developerId}/api-keys`, body, { token: owner.token });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; apiKey: string; prefix: string; scopes: string[] };
+}
+
+const query = (contractId: string, method: string, args?: unknown, apiKey = key) =>
+  api.post(`/api/devportal/contracts/${contractId}/query/${method}`, args === undefined ? {} : { args }, { apiKey });
+const invoke = (contractId: string, method: string, body: Record<string, unknown>, apiKey = key, headers?: Record<string, string>) =>
+  api.post(`/api/devportal/contracts/${contractId}/invoke/${method}`, body, { apiKey, headers });
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack.url);
+  dev = await login(api, stack.ca);
+  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
+  token = await deployRegistered(dev, TOKEN_SOURCE, ['1000000']);
+  kitchen = await deployRegistered(dev, KITCHEN_SOURCE);
+  key = (await newKey(dev, { name: 'automation' })).apiKey;
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('API keys', () => {
+  it('issues a svc_ key shown once, stores only its hash and prefix, and lists it without secrets', async () => {
+    const created = await api.post(
+      `/api/devportal/developers/${dev.developerId}/api-keys`,
+      { name: 'ci', scopes: ['read'], contractId: token.id },
+      { token: dev.token },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'ci', scopes: ['read'], contractId: token.id, projectId: null, status: 'active' });
+    expect(created.body.apiKey).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
+    expect(created.body.prefix).toBe(created.body.apiKey.slice(0, 12));
+
+    const [row] = await rows<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [created.body.id]);
+    expect(row!.key_hash).toBe(createHash('sha256').update(created.body.apiKey).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(created.body.apiKey);
+
+    const list = await api.get(`/api/devportal/developers/${dev.developerId}/api-keys`, { token: dev.token });
+    expect(list.status).toBe(200);
+    const item = list.body.items.find((k: { id: string }) => k.id === created.body.id);
+    expect(item).toEqual({
+      id: created.body.id,
+      name: 'ci',
+      prefix: created.body.prefix,
+      scopes: ['read'],
+      contractId: token.id,
+      projectId: null,
+      status: 'active',
+      createdAt: created.body.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    expect(JSON.stringify(list.body)).not.toContain(created.body.apiKey);
+    expect(JSON.stringify(list.body)).not.toContain(row!.key_hash as string);
+  });
+
+  it('defaults to read and write, and validates scopes, contract and project', async () => {
+    expect((await newKey(dev)).scopes).toEqual(['read', 'write']);
+    const other = await login(api, stack.ca);
+    const url = `/api/devportal/developers/${dev.developerId}/api-keys`;
+    for (const [body, status] of [
+      [{ scopes: [] }, 400],
+      [{ scopes: ['admin'] }, 400],
+      [{ contractId: 'nope' }, 400],
+      [{ contractId: '00000000-0000-4000-8000-000000000000' }, 404],
+    ] as const) {
+      const res = await api.post(url, body, { token: dev.token });
+      expect(res.status).toBe(status);
+    }
+    const foreign = await api.post(`/api/devportal/developers/${other.developerId}/api-keys`, { contractId: token.id }, { token: other.token });
+    expect(foreign.status).toBe(404);
+    expect((await api.post(url, {}, { token: other.token })).status).toBe(403);
+    expect((await api.post(url, {}, { apiKey: key })).status).toBe(401);
+  });
+
+  it('revokes at once; revoking twice answers the same; someone else’s key is 404', async () => {
+    const k = await newKey(dev);
+    expect((await query(token.id, 'totalSupply', [], k.apiKey)).status).toBe(201);
+    const revoked = await api.del(`/api/devportal/api-keys/${k.id}`, { token: dev.token });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ id: k.id, status: 'revoked', revokedAt: expect.any(String) });
+    const after = await query(token.id, 'totalSupply', [], k.apiKey);
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe('INVALID_API_KEY');
+    const twice = await api.del(`/api/devportal/api-keys/${k.id}`, { token: dev.token });
+    expect(twice.status).toBe(200);
+    expect(twice.body.revokedAt).toBe(revoked.body.revokedAt);
+    const other = await login(api, stack.ca);
+    expect((await api.del(`/api/devportal/api-keys/${k.id}`, { token: other.token })).status).toBe(404);
+    expect((await api.del(`/api/devportal/api-keys/not-a-uuid`, { token: dev.token })).status).toBe(404);
+    const listed = await api.get(`/api/devportal/developers/${dev.developerId}/api-keys`, { token: dev.token });
+    expect(listed.body.items.find((i: { id: string }) => i.id === k.id)).toMatchObject({ status: 'revoked' });
+  });
+});
+
+describe('gateway access rules, in order', () => {
+  it('answers each failed check with its code', async () => {
+    const other = await login(api, stack.ca);
+    await api.post('/api/devportal/faucet/drip', {}, { token: other.token });
+    const othersKey = (await newKey(other)).apiKey;
+    const restricted = (await newKey(dev, { contractId: kitchen.id })).apiKey;
+    const readOnly = (await newKey(dev, { scopes: ['read'] })).apiKey;
+    const unregistered = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token })).body;
+    const compiledOnly = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE, network: 'mainnet' }, { token: dev.token })).body;
+
+    const cases: Array<[Promise<{ status: number; body: any }>, number, string]> = [
+      [api.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}), 401, 'INVALID_API_KEY'],
+      [query(token.id, 'totalSupply', [], 'svc_wrong'), 401, 'INVALID_API_KEY'],
+      [query(token.id, 'totalSupply', [], `svc_${'A'.repeat(43)}`), 401, 'INVALID_API_KEY'],
+      [query('00000000-0000-4000-8000-000000000000', 'totalSupply'), 404, 'NOT_FOUND'],
+      [query(token.id, 'totalSupply', [], othersKey), 403, 'FORBIDDEN'],
+      [query(token.id, 'totalSupply', [], restricted), 403, 'KEY_NOT_FOR_CONTRACT'],
+      [invoke(token.id, 'transfer', { args: [other.walletAddress, '1'] }, readOnly), 403, 'INSUFFICIENT_SCOPE'],
+      [query(compiledOnly.id, 'count'), 409, 'CONTRACT_NOT_DEPLOYED'],
+      [query(unregistered.id, 'count'), 409, 'CONTRACT_NOT_REGISTERED'],
+      [query(token.id, 'noSuchMethod'), 404, 'METHOD_NOT_FOUND'],
+    ];
+    for (const [pending, status, code] of cases) {
+      const res = await pending;
+      expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
+    }
+    const viaBearer = await api.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}, { token: key });
+    expect(viaBearer.status).toBe(201);
+    expect((await query(kitchen.id, 'flag', [], restricted)).status).toBe(201);
+  });
+});
+
+describe('query', () => {
+  it('reads every common ABI type as JSON', async () => {
+    const expectations: Array<[string, unknown]> = [
+      ['negative', '-123456789012345678901234567890'],
+      ['maxUint', (2n ** 256n - 1n).toString()],
+      ['minInt', (-(2n ** 255n)).toString()],
+      ['hash', keccak256(Buffer.from('kitchen'))],
+      ['blob', '0xdeadbeef'],
+      ['flag', true],
+      ['pair', { count: '7', name: 'seven' }],
+      ['unnamed', ['1', false]],
+      ['fixedArr', ['1', '2', '3']],
+      ['order', { buyer: kitchen.address, amounts: ['1', (2n ** 200n).toString()], ref: `0x${'2a'.padStart(64, '0')}` }],
+      ['stored', '0'],
+    ];
+    for (const [method, result] of expectations) {
+      const res = await query(kitchen.id, method);
+      expect({ method, status: res.status, result: res.body.result }).toEqual({ method, status: 201, result });
+    }
+    const who = await query(kitchen.id, 'who');
+    expect(who.body.result).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const echo = await query(kitchen.id, 'echo', [
+      { buyer: dev.walletAddress.toLowerCase(), amounts: ['0x10', 5], ref: `0x${'ab'.repeat(32)}` },
+      -128,
+      '0x01020304',
+      ['a', 'ü'],
+    ]);
+    expect(echo.status).toBe(201);
+    expect(echo.body.result).toEqual([
+      { buyer: dev.walletAddress, amounts: ['16', '5'], ref: `0x${'ab'.repeat(32)}` },
+      '-128',
+      '0x01020304',
+      ['a', 'ü'],
+    ]);
+    const balance = await query(token.id, 'balanceOf', [dev.walletAddress]);
+    expect(balance.body).toEqual({ result: '1000000' });
+  });
+
+  it('refuses arguments that do not fit with 400 INVALID_ARGUMENT naming them', async () => {
+    const wrong = await query(token.id, 'balanceOf', ['0x1234']);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { index: 0, name: 'account', type: 'address' } });
+    const count = await query(token.id, 'balanceOf', []);
+    expect(count.body.error.code).toBe('INVALID_ARGUMENT');
+    const unsafe = await query(kitchen.id, 'echo', [{ buyer: dev.walletAddress, amounts: [2 ** 60], ref: `0x${'00'.repeat(32)}` }, 1, '0x01020304', []]);
+    expect(unsafe.body.error.code).toBe('INVALID_ARGUMENT');
+    const notArray = await query(token.id, 'balanceOf', 'x');
+    expect(notArray.status).toBe(400);
+  });
+
+  it('handles overloaded functions by signature', async () => {
+    const ambiguous = await invoke(kitchen.id, 'set', { args: ['1'] });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body.error).toMatchObject({ code: 'AMBIGUOUS_METHOD', details: { signatures: expect.arrayContaining(['set(uint256)', 'set(string)']) } });
+    const bySignature = await invoke(kitchen.id, encodeURIComponent('set(uint256)'), { args: ['77'] });
+    expect(bySignature.status).toBe(201);
+    expect((await query(kitchen.id, 'stored')).body.result).toBe('77');
+    const byString = await invoke(kitchen.id, encodeURIComponent('set(string)'), { args: ['hello'] });
+    expect(byString.status).toBe(201);
+    expect((await query(kitchen.id, 'label')).body.result).toBe('hello');
+  });
+});
+
+describe('invoke', () => {
+  it('sends a transaction from the owner’s wallet and changes state', async () => {
+    const other = await login(api, stack.ca);
+    const res = await invoke(token.id, 'transfer', { args: [other.walletAddress, '250'] });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), blockNumber: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), status: 'success' });
+    const receipt = await providerOf(stack, 'testnet').getTransactionReceipt(res.body.txHash);
+    expect(receipt!.from).toBe(dev.walletAddress);
+    expect(receipt!.gasUsed.toString()).toBe(res.body.gasUsed);
+    expect((await query(token.id, 'balanceOf', [other.walletAddress])).body.result).toBe('250');
+  });
+
+  it('simulates first: a revert is decoded (custom error) and nothing is sent', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
+    const res = await invoke(token.id, 'burnExactly', { args: ['999999999999'] });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('EXECUTION_REVERTED');
+    expect(res.body.error.details.error).toMatchObject({ name: 'NotEnough', args: ['999999999999', expect.any(String)] });
+    const onlyOwner = await invoke(token.id, 'transferOwnership', { args: ['0x0000000000000000000000000000000000000000'] });
+    expect(onlyOwner.status).toBe(422);
+    expect(onlyOwner.body.error.details.error.name).toBe('OwnableInvalidOwner');
+    expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonceBefore);
+  });
+
+  it('refuses view functions, value on non-payable functions, and sends value to payable ones', async () => {
+    const view = await invoke(token.id, 'balanceOf', { args: [dev.walletAddress] });
+    expect(view.status).toBe(400);
+    expect(view.body.error.message).toMatch(/query/);
+    const value = await invoke(token.id, 'transfer', { args: [dev.walletAddress, '1'], value: '5' });
+    expect(value.status).toBe(400);
+    const paid = await invoke(kitchen.id, 'pay', { value: parseEther('0.01').toString() });
+    expect(paid.status).toBe(201);
+    expect((await query(kitchen.id, 'stored')).body.result).toBe(parseEther('0.01').toString());
+    expect((await invoke(kitchen.id, 'pay', { value: '-1' })).status).toBe(400);
+  });
+
+  it('sends once for repeated requests with the same Idempotency-Key', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
+    const body = { args: [token.address, '1'] };
+    const headers = { 'Idempotency-Key': `order-${Date.now()}` };
+    const [a, b] = await Promise.all([invoke(token.id, 'transfer', body, key, headers), invoke(token.id, 'transfer', body, key, headers)]);
+    const c = await invoke(token.id, 'transfer', body, key, headers);
+    expect(a.status).toBe(201);
+    expect(b.body).toEqual(a.body);
+    expect(c.body).toEqual(a.body);
+    expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonceBefore + 1);
+    const reused = await invoke(token.id, 'transfer', { args: [token.address, '2'] }, key, headers);
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('lands 50 concurrent invokes from one wallet with consecutive nonces', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const start = await provider.getTransactionCount(dev.walletAddress);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => invoke(kitchen.id, encodeURIComponent('set(uint256)'), { args: [String(i)] })));
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+    expect(results.map((r) => r.body.status)).toEqual(Array(50).fill('success'));
+    const nonces = await Promise.all(results.map(async (r) => (await provider.getTransaction(r.body.txHash))!.nonce));
+    expect(nonces.sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => start + i));
+  });
+});
+
+describe('several instances on one database', () => {
+  let sibling: ServiceProcess;
+  beforeAll(async () => {
+    sibling = await spawnSibling(stack);
+  });
+  afterAll(async () => {
+    await sibling?.stop();
+  });
+
+  it('refuses a revoked key on the other instance from the very next request', async () => {
+    const siblingApi = client(sibling.url);
+    const k = await newKey(dev);
+    const call = (c: Client) => c.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}, { apiKey: k.apiKey });
+    expect((await call(siblingApi)).status).toBe(201);
+    expect((await call(siblingApi)).status).toBe(201);
+    expect((await api.del(`/api/devportal/api-keys/${k.id}`, { token: dev.token })).status).toBe(200);
+    const next = await call(siblingApi);
+    expect(next.status).toBe(401);
+    expect(next.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  it('never gives two concurrent invokes from one wallet the same nonce across instances', async () => {
+    const siblingApi = client(sibling.url);
+    const provider = providerOf(stack, 'testnet');
+    const start = await provider.getTransactionCount(dev.walletAddress);
+    const send = (c: Client, i: number) =>
+      c.post(`/api/devportal/contracts/${kitchen.id}/invoke/${encodeURIComponent('set(uint256)')}`, { args: [String(i)] }, { apiKey: key });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? siblingApi : api, i)));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const nonces = await Promise.all(results.map(async (r) => (await provider.getTransaction(r.body.txHash))!.nonce));
+    expect(nonces.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => start + i));
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 RATE_LIMITED with Retry-After past the per-key limit', async () => {
+    const k = (await newKey(dev)).apiKey;
+    const results = await Promise.all(Array.from({ length: 160 }, () => query(token.id, 'totalSupply', [], k)));
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.status === 201).length).toBeLessThanOrEqual(100 * 2);
+    expect(limited[0]!.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('analytics', () => {
+  it('counts exactly the calls made, by day, contract, key and method', async () => {
+    const a = await login(api, stack.ca);
+    await api.post('/api/devportal/faucet/drip', {}, { token: a.token });
+    const counter = await deployRegistered(a, COUNTER_SOURCE);
+    const k1 = await newKey(a, { name: 'one' });
+    const k2 = await newKey(a, { name: 'two', scopes: ['read'] });
+    for (let i = 0; i < 3; i++) expect((await query(counter.id, 'count', [], k1.apiKey)).status).toBe(201);
+    expect((await invoke(counter.id, 'increment', {}, k1.apiKey)).status).toBe(201);
+    expect((await invoke(counter.id, 'increment', {}, k2.apiKey)).status).toBe(403);
+    expect((await query(counter.id, 'nope', [], k2.apiKey)).status).toBe(404);
+    expect((await query(counter.id, 'count', [], 'svc_invalid')).status).toBe(401);
+
+    const res = await api.get(`/api/devportal/developers/${a.developerId}/analytics`, { token: a.token });
+    expect(res.status).toBe(200);
+    const { totals, daily, byContract, byApiKey, byMethod } = res.body;
+    expect(res.body.days).toBe(14);
+    expect(totals).toMatchObject({ requests: 6, queries: 4, invokes: 2, errors: 2 });
+    expect(Number(totals.gasUsed)).toBeGreaterThan(0);
+    expect(totals.p95LatencyMs).toBeGreaterThan(0);
+    expect(daily).toHaveLength(14);
+    expect(daily[13]).toMatchObject({ date: new Date().toISOString().slice(0, 10), requests: 6, queries: 4, invokes: 2, errors: 2 });
+    expect(daily.slice(0, 13).every((d: { requests: number }) => d.requests === 0)).toBe(true);
+    expect(byContract).toEqual([{ contractId: counter.id, name: 'Counter', requests: 6, queries: 4, invokes: 2, errors: 2, gasUsed: totals.gasUsed }]);
+    expect(byApiKey).toEqual(
+      expect.arrayContaining([
+        { keyId: k1.id, name: 'one', prefix: k1.prefix, requests: 4, errors: 0 },
+        { keyId: k2.id, name: 'two', prefix: k2.prefix, requests: 2, errors: 2 },
+      ]),
+    );
+    expect(byMethod).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ contractId: counter.id, method: 'count()', requests: 3, errors: 0 }),
+        // The read-only key's invoke was refused on scope, before its method was looked up.
+        expect.objectContaining({ contractId: counter.id, method: 'increment()', requests: 1, errors: 0 }),
+      ]),
+    );
+    const week = await api.get(`/api/devportal/developers/${a.developerId}/analytics?days=7`, { token: a.token });
+    expect(week.body.daily).toHaveLength(7);
+    for (const bad of ['0', '91', 'abc', '1.5', '-3']) {
+      const r = await api.get(`/api/devportal/developers/${a.developerId}/analytics?days=${bad}`, { token: a.token });
+      expect(r.status).toBe(400);
+    }
+    expect((await api.get(`/api/devportal/developers/${a.developerId}/analytics`, { token: dev.token })).status).toBe(403);
+  });
+
+  it('keeps lastUsedAt without a write per request', async () => {
+    const k = await newKey(dev);
+    await query(token.id, 'totalSupply', [], k.apiKey);
+    await stack.app.services.keys.flushTouches();
+    const listed = await api.get(`/api/devportal/developers/${dev.developerId}/api-keys`, { token: dev.token });
+    expect(listed.body.items.find((i: { id: string }) => i.id === k.id).lastUsedAt).toEqual(expect.any(String));
+  });
+});
+
+describe('GraphQL', () => {
+  it('serves queryContract and invokeContract with the API key', async () => {
+    const q = await api.graphql(`mutation($id: ID!) { queryContract(id: $id, method: "balanceOf", args: ["${dev.walletAddress}"]) { result } }`, { id: token.id }, { apiKey: key });
+    expect(q.body.data.queryContract.result).toEqual(expect.stringMatching(/^\d+$/));
+    const i = await api.graphql(`mutation($id: ID!) { invokeContract(id: $id, method: "set(uint256)", args: ["5"]) { status blockNumber } }`, { id: kitchen.id }, { apiKey: key });
+    expect(i.body.data.invokeContract.status).toBe('success');
+    const denied = await api.graphql(`mutation($id: ID!) { queryContract(id: $id, method: "flag") { result } }`, { id: kitchen.id });
+    expect(denied.body.errors[0].extensions.code).toBe('INVALID_API_KEY');
+  });
+});
