@@ -1,0 +1,281 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../../../errors/app-error';
+import type { Logger } from '../../../logger';
+import type { CompileRequest, SolcWorkerData, WorkerMessage } from './solc-worker-protocol';
+
+/** How one compile ended, as far as the pool can tell. */
+export type PoolOutcome =
+  | {
+      kind: 'compiled';
+      output: string;
+      refusedImports: string[];
+      /** solc reported an internal error; the worker was replaced and the outcome may not be reproducible. */
+      internalError: boolean;
+    }
+  | { kind: 'crashed'; reason: string }
+  | { kind: 'timed-out'; timeoutMs: number };
+
+export interface SolcWorkerPoolOptions {
+  /** Worker threads, each holding its own soljson (~100-300 MB once warm). */
+  size: number;
+  /** A compile running longer is abandoned: its worker is terminated and replaced. */
+  timeoutMs: number;
+  /** Compiles allowed to wait for a worker; beyond it, 503 SERVICE_UNAVAILABLE. */
+  maxQueued: number;
+  logger?: Logger;
+}
+
+/** Counters for tests and metrics. */
+export interface SolcWorkerPoolStats {
+  workersStarted: number;
+  workersReplaced: number;
+  compilesDispatched: number;
+  crashes: number;
+  timeouts: number;
+}
+
+/** The wasm heap never shrinks; a worker whose heap grew past this is replaced after its compile. */
+const MAX_WORKER_HEAP_BYTES = 1024 * 1024 * 1024;
+/** V8 heap bound per worker (solc's wasm memory is outside it); exceeding it ends the worker, seen as a crash. */
+const WORKER_OLD_GENERATION_MB = 512;
+
+interface Job {
+  id: number;
+  input: string;
+  settle(outcome: PoolOutcome): void;
+  fail(error: AppError): void;
+}
+
+interface PoolSlot {
+  worker: Worker;
+  state: 'starting' | 'idle' | 'busy';
+  job?: Job;
+  timer?: NodeJS.Timeout;
+  /** Settles when soljson is loaded (rejects if the worker dies first); always has a catch attached. */
+  ready: Promise<void>;
+  failStart(error: AppError): void;
+}
+
+/**
+ * The built worker (dist/.../solc-worker.mjs, emitted by tsc) when it exists; otherwise, running
+ * from the sources under ts-jest, the .mts file itself, which Node 24 runs with its built-in type
+ * stripping. An ES module either way, so Node never has to guess the module type.
+ */
+function workerEntry(): string {
+  const built = path.join(__dirname, 'solc-worker.mjs');
+  return existsSync(built) ? built : path.join(__dirname, 'solc-worker.mts');
+}
+
+/**
+ * A small pool of worker threads running solc (an inline compile blocks the event loop for
+ * seconds). Workers start on first use, take one compile at a time, and are replaced when solc
+ * crashes (a crashed emscripten module fails every later call) or a compile times out.
+ */
+export class SolcWorkerPool {
+  private readonly slots = new Set<PoolSlot>();
+  private readonly queue: Job[] = [];
+  private nextJobId = 1;
+  private closed = false;
+  private solcVersion: string | undefined;
+  private readonly counters: SolcWorkerPoolStats = {
+    workersStarted: 0,
+    workersReplaced: 0,
+    compilesDispatched: 0,
+    crashes: 0,
+    timeouts: 0,
+  };
+
+  constructor(private readonly opts: SolcWorkerPoolOptions) {}
+
+  get stats(): SolcWorkerPoolStats {
+    return { ...this.counters };
+  }
+
+  /** solc's long version (e.g. `0.8.20+commit.a1b79de6.Emscripten.clang`) once a worker has started. */
+  get version(): string | undefined {
+    return this.solcVersion;
+  }
+
+  /** Runs one standard-JSON compile on the next free worker. */
+  run(input: string): Promise<PoolOutcome> {
+    if (this.closed) return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The compiler is shut down'));
+    if (this.queue.length >= this.opts.maxQueued) {
+      return Promise.reject(
+        new AppError(
+          'SERVICE_UNAVAILABLE',
+          'The compiler is busy; try again shortly',
+          { queued: this.queue.length },
+          { 'Retry-After': '5' },
+        ),
+      );
+    }
+    return new Promise<PoolOutcome>((resolve, reject) => {
+      this.queue.push({ id: this.nextJobId++, input, settle: resolve, fail: reject });
+      this.pump();
+    });
+  }
+
+  /** Starts a worker if none runs yet and waits until one has loaded soljson. */
+  async warmUp(): Promise<void> {
+    if (this.closed) throw new AppError('SERVICE_UNAVAILABLE', 'The compiler is shut down');
+    if ([...this.slots].some((s) => s.state !== 'starting')) return;
+    const slot = this.slots.values().next().value ?? this.spawn();
+    if (!slot) throw new AppError('INTERNAL', 'The Solidity compiler could not be started');
+    await slot.ready;
+  }
+
+  /** Terminates every worker; waiting and running compiles fail with SERVICE_UNAVAILABLE. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const shutDown = new AppError('SERVICE_UNAVAILABLE', 'The compiler is shutting down');
+    for (const job of this.queue.splice(0)) job.fail(shutDown);
+    const terminations: Array<Promise<number>> = [];
+    for (const slot of [...this.slots]) {
+      slot.job?.fail(shutDown);
+      terminations.push(this.discard(slot));
+    }
+    await Promise.all(terminations);
+  }
+
+  /** Gives waiting jobs to idle workers and starts workers (up to `size`) for the rest. */
+  private pump(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) break;
+      if (slot.state === 'idle') this.dispatch(slot, this.queue.shift()!);
+    }
+    const starting = () => [...this.slots].filter((s) => s.state === 'starting').length;
+    while (this.queue.length > starting() && this.slots.size < this.opts.size) {
+      if (!this.spawn()) break;
+    }
+  }
+
+  /** Nothing can compile if workers cannot start: fail the waiting jobs instead of retrying forever. */
+  private startFailed(reason: string): void {
+    this.opts.logger?.error({ reason }, 'solc worker failed to start');
+    if (this.slots.size > 0) return;
+    const failure = new AppError('INTERNAL', 'The Solidity compiler could not be started');
+    for (const job of this.queue.splice(0)) job.fail(failure);
+  }
+
+  /** Starts a worker; undefined when even creating the thread failed. */
+  private spawn(): PoolSlot | undefined {
+    const data: SolcWorkerData = { solcPackageJson: require.resolve('solc/package.json') };
+    let worker: Worker;
+    try {
+      worker = new Worker(workerEntry(), {
+        workerData: data,
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
+      });
+    } catch (e) {
+      this.startFailed(e instanceof Error ? e.message : String(e));
+      return undefined;
+    }
+    let markReady!: () => void;
+    let failStart!: (error: AppError) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    ready.catch(() => undefined); // handled where it happens; warmUp() callers still see the rejection
+    const slot: PoolSlot = { worker, state: 'starting', ready, failStart };
+    this.slots.add(slot);
+    this.counters.workersStarted += 1;
+
+    worker.on('message', (message: WorkerMessage) => {
+      if (!this.slots.has(slot)) return; // a late message from a worker already given up
+      if (message.type === 'ready') {
+        this.solcVersion = message.version;
+        slot.state = 'idle';
+        worker.unref(); // an idle worker must not keep the process alive
+        markReady();
+        this.pump();
+      } else if (message.type === 'compiled') {
+        const job = this.finishJob(slot);
+        job?.settle({
+          kind: 'compiled',
+          output: message.output,
+          refusedImports: message.refusedImports,
+          internalError: message.internalError,
+        });
+        if (message.internalError || message.heapBytes > MAX_WORKER_HEAP_BYTES) {
+          this.opts.logger?.warn(
+            { internalError: message.internalError, heapBytes: message.heapBytes },
+            'solc worker retired after an internal compiler error or heap growth',
+          );
+          this.replace(slot);
+        } else {
+          slot.state = 'idle';
+          worker.unref();
+          this.pump();
+        }
+      } else {
+        this.counters.crashes += 1;
+        this.opts.logger?.warn({ reason: message.reason }, 'solc crashed on an input; replacing its worker');
+        const job = this.finishJob(slot);
+        job?.settle({ kind: 'crashed', reason: message.reason });
+        this.replace(slot);
+      }
+    });
+    const onDeath = (reason: string) => {
+      if (!this.slots.has(slot)) return;
+      if (slot.state === 'starting') {
+        this.slots.delete(slot);
+        failStart(new AppError('INTERNAL', 'The Solidity compiler could not be started'));
+        this.startFailed(reason);
+        return;
+      }
+      this.counters.crashes += 1;
+      this.opts.logger?.warn({ reason }, 'solc worker died; replacing it');
+      const job = this.finishJob(slot);
+      job?.settle({ kind: 'crashed', reason });
+      this.replace(slot);
+    };
+    worker.on('error', (e: Error) => onDeath(`${e.name}: ${e.message}`));
+    worker.on('exit', (code) => onDeath(`worker exited with code ${code}`));
+    return slot;
+  }
+
+  private dispatch(slot: PoolSlot, job: Job): void {
+    slot.state = 'busy';
+    slot.job = job;
+    slot.worker.ref(); // a running compile keeps the process alive until it answers
+    this.counters.compilesDispatched += 1;
+    slot.timer = setTimeout(() => {
+      if (slot.job !== job) return;
+      this.counters.timeouts += 1;
+      this.opts.logger?.warn({ timeoutMs: this.opts.timeoutMs }, 'solc compile timed out; replacing its worker');
+      this.finishJob(slot);
+      job.settle({ kind: 'timed-out', timeoutMs: this.opts.timeoutMs });
+      this.replace(slot);
+    }, this.opts.timeoutMs);
+    slot.worker.postMessage({ type: 'compile', id: job.id, input: job.input } satisfies CompileRequest);
+  }
+
+  /** Detaches and returns the slot's running job, stopping its timer. */
+  private finishJob(slot: PoolSlot): Job | undefined {
+    clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = undefined;
+    slot.timer = undefined;
+    return job;
+  }
+
+  /** Throws a worker away and starts a fresh one at once, so the next compile finds soljson loaded. */
+  private replace(slot: PoolSlot): void {
+    void this.discard(slot);
+    if (this.closed) return;
+    this.counters.workersReplaced += 1;
+    this.spawn();
+    this.pump();
+  }
+
+  private discard(slot: PoolSlot): Promise<number> {
+    this.slots.delete(slot);
+    clearTimeout(slot.timer);
+    if (slot.state === 'starting') slot.failStart(new AppError('SERVICE_UNAVAILABLE', 'The compiler is shutting down'));
+    return slot.worker.terminate().catch(() => -1);
+  }
+}
