@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_JWT_SECRET, TEST_WALLET_KEY, type Stack } from './stack';
 
+/** Project root, whether this file runs from tests/kit (jest) or dist/tests/kit (benchmarks). */
+const ROOT = path.resolve(__dirname, __dirname.split(path.sep).includes('dist') ? '../../..' : '../..');
 /** The built service (`npm test` builds first). */
-export const MAIN = path.resolve(__dirname, '../../dist/src/main.js');
+export const MAIN = path.join(ROOT, 'dist/src/main.js');
 
 export interface ServiceProcess {
   url: string;
@@ -15,32 +18,48 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built service as its own process with `env`, and waits until it is ready. */
-export async function spawnService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'devportal-proc-'));
-  const proc = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env },
-  });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), timeoutMs);
-    const poll = setInterval(() => {
-      const line = out.split('\n').find((l) => l.includes('"service ready"'));
-      if (line) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(JSON.parse(line).url as string);
-      }
-    }, 50);
-    void exited.then(() => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`service exited:\n${out}`));
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
     });
   });
+}
+
+/** Keeps the last part of a process's output (enough to explain a failure, bounded in memory). */
+const OUTPUT_KEPT = 256 * 1024;
+
+/** Starts the built service as its own process with `env`, and waits until /readyz answers 200. */
+export async function spawnService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'devportal-proc-'));
+  const port = await freePort();
+  const proc = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, HOST: '127.0.0.1', ...env, PORT: String(port) },
+  });
+  let out = '';
+  const keep = (d: Buffer) => {
+    out += d.toString();
+    if (out.length > OUTPUT_KEPT * 2) out = out.slice(-OUTPUT_KEPT);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`service exited:\n${out}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    if (Date.now() > until) {
+      proc.kill('SIGKILL');
+      throw new Error(`service did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     url,
     proc,
