@@ -1,5 +1,6 @@
 import { Accounts1763760000000 } from './1763760000000-Accounts';
 import { Contracts1763765000000 } from './1763765000000-Contracts';
+import { Explorer1763770000000 } from './1763770000000-Explorer';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
-export const MIGRATIONS = [Accounts1763760000000, Contracts1763765000000];
+export const MIGRATIONS = [Accounts1763760000000, Contracts1763765000000, Explorer1763770000000];

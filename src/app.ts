@@ -111,6 +111,9 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
     });
     onClose('HTTP server', () => http.close());
+    // The explorer follows the chains in the background, started once requests can be served.
+    services.explorer.start();
+    onClose('explorer indexers and watchers', () => services.explorer.stop());
 
     return { url: http.url, config, dataSource: ds, services, rpcUrls, faucetPrivateKey, close };
   } catch (err) {

@@ -50,6 +50,13 @@ const envSchema = z.object({
   API_KEY_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
   /** Block time of the local dev chains started in zero-config mode, in seconds. */
   LOCAL_CHAIN_BLOCK_TIME: z.coerce.number().int().min(1).max(60).default(1),
+  /** Whether this instance may run the explorer's indexer (only the holder of its lock writes). */
+  INDEXER_ENABLED: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  /** Block a new explorer index starts from; an existing index resumes where it stopped. */
+  INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
 });
 
 export type Network = 'testnet' | 'mainnet';
@@ -76,6 +83,8 @@ export interface AppConfig {
   devBaseUrl: string;
   apiKeyRateLimit: number;
   localChainBlockTime: number;
+  /** Explorer block index: INDEXER_ENABLED, INDEXER_START_BLOCK. */
+  indexer: { enabled: boolean; startBlock: number };
 }
 
 interface DevSecrets {
@@ -153,5 +162,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     devBaseUrl: e.DEV_BASE_URL ?? publicBaseUrl,
     apiKeyRateLimit: e.API_KEY_RATE_LIMIT,
     localChainBlockTime: e.LOCAL_CHAIN_BLOCK_TIME,
+    indexer: { enabled: e.INDEXER_ENABLED, startBlock: e.INDEXER_START_BLOCK },
   };
 }

@@ -1,10 +1,18 @@
 import { DeveloperEntity } from '../modules/accounts/developer.entity';
 import { LoginChallengeEntity } from '../modules/accounts/login-challenge.entity';
 import { ContractEntity } from '../modules/contracts/contract.entity';
+import { EXPLORER_ENTITIES } from '../modules/explorer/explorer.entities';
 import { ProjectEntity } from '../modules/projects/project.entity';
 import { CustodialWalletEntity } from '../modules/wallets/custodial-wallet.entity';
 
 /** Every TypeORM entity of the service; each lives beside its domain in src/modules. */
-export const ENTITIES = [DeveloperEntity, LoginChallengeEntity, CustodialWalletEntity, ProjectEntity, ContractEntity];
+export const ENTITIES = [
+  DeveloperEntity,
+  LoginChallengeEntity,
+  CustodialWalletEntity,
+  ProjectEntity,
+  ContractEntity,
+  ...EXPLORER_ENTITIES,
+];
 
 export { DeveloperEntity, LoginChallengeEntity, CustodialWalletEntity, ProjectEntity, ContractEntity };

@@ -65,6 +65,63 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: 'dev-jwt',
     summary: 'Create a project',
   },
+  // Explorer (public, read-only)
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/live-blocks',
+    field: 'Query.liveBlocks',
+    auth: 'public',
+    summary: 'Latest blocks of a network, newest first',
+  },
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/network-status',
+    field: 'Query.networkStatus',
+    auth: 'public',
+    summary: 'Last block, validators, average block time, RPC health and index progress',
+  },
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/search',
+    field: 'Query.search',
+    auth: 'public',
+    summary: 'Search blocks, transactions, addresses, portal contracts and verified assets',
+  },
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/tx/{hash}',
+    field: 'Query.transaction',
+    auth: 'public',
+    summary: 'A transaction with its receipt and logs',
+  },
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/block/{id}',
+    field: 'Query.block',
+    auth: 'public',
+    summary: 'A block by number, hash or "latest"',
+  },
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/address/{address}',
+    field: 'Query.address',
+    auth: 'public',
+    summary: 'Balance, nonce, code and recent transactions of an address',
+  },
+  {
+    area: 'explorer',
+    method: 'GET',
+    path: '/verified-assets/recent',
+    field: 'Query.recentVerifiedAssets',
+    auth: 'public',
+    summary: 'Recently verified mainnet token assets',
+  },
 ];
 
 /** SPEC.md's `{id}` placeholders in the `:id` form of the router. */

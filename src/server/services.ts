@@ -6,6 +6,7 @@ import { AccessTokens } from '../modules/accounts/access-token';
 import { AccountService } from '../modules/accounts/accounts.service';
 import { DeveloperAuth } from '../modules/accounts/developer-auth';
 import type { TrustStore } from '../modules/accounts/eds/trust-store';
+import { ExplorerService } from '../modules/explorer/explorer.service';
 import { ProjectService } from '../modules/projects/project.service';
 import { WalletService } from '../modules/wallets/wallet.service';
 
@@ -16,6 +17,7 @@ export interface Services {
   projects: ProjectService;
   wallets: WalletService;
   chains: ChainRegistry;
+  explorer: ExplorerService;
 }
 
 export function createServices(deps: {
@@ -30,5 +32,11 @@ export function createServices(deps: {
   const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey);
   const projects = new ProjectService(deps.ds, auth);
   const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, auth, deps.logger);
-  return { auth, accounts, projects, wallets, chains: deps.chains };
+  const explorer = new ExplorerService(
+    deps.ds,
+    deps.chains,
+    { indexerEnabled: deps.config.indexer.enabled, indexerStartBlock: deps.config.indexer.startBlock },
+    deps.logger,
+  );
+  return { auth, accounts, projects, wallets, chains: deps.chains, explorer };
 }
