@@ -346,6 +346,14 @@ export class ChainRegistry {
   }
 
   /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */
+  /**
+   * eth_call at the latest block, as a bare JSON-RPC request: the gateway's hot path, without the
+   * provider's request normalisation (address resolution and checksums it does not need).
+   */
+  call(network: Network, tx: { to: string; data: string; from?: string }): Promise<string> {
+    return this.withRetry(network, (p) => p.send('eth_call', [tx, 'latest']) as Promise<string>);
+  }
+
   destroy(): void {
     this.destroyed = true;
     for (const entry of this.entries.values()) entry.provider?.destroy();

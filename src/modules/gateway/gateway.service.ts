@@ -80,7 +80,7 @@ export class GatewayService {
       const { contract, abiMethod } = await this.authorize(creds, contractId, method, 'read', trace);
       const data = contract.iface.encodeFunctionData(abiMethod.fragment, encodeArgs(abiMethod.fragment, args));
       const raw = await this.chains
-        .withRetry(contract.record.network, (p) => p.call({ to: contract.record.address!, data }))
+        .call(contract.record.network, { to: contract.record.address!, data })
         .catch((e: unknown) => {
           const revert = decodeRevert(e, contract.iface);
           if (revert && !(e instanceof AppError)) throw this.reverted(revert);
