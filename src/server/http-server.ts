@@ -221,6 +221,24 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     res.status(e.status).json(errorBody(e));
   });
 
+  // Requests Node's HTTP parser refuses (a request line or headers over 16 KiB, malformed HTTP)
+  // never reach Express; they still get the error body of API.md §1.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return;
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(
+      errorBody({
+        status: tooLarge ? 431 : 400,
+        code: 'VALIDATION_FAILED',
+        message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
+      }),
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
