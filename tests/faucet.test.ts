@@ -1,8 +1,9 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { Wallet, parseEther } from 'ethers';
 import { Client as PgClient } from 'pg';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
-import { providerOf } from './kit/chain';
+import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { startStack, type Stack } from './kit/stack';
 
 let stack: Stack;
@@ -137,6 +138,30 @@ describe('faucet', () => {
     expect(anonymous.status).toBe(401);
     const bad = await api.post('/api/devportal/faucet/drip', { network: 'moon' }, { token: dev.token });
     expect(bad.body.error.code).toBe('INVALID_NETWORK');
+  });
+
+  it('shows transfers in and out that the service did not send, from the explorer index', async () => {
+    const me = await login(api, stack.ca);
+    const sender = new Wallet(ANVIL_KEYS[2]!, providerOf(stack, 'testnet'));
+    const tx = await sender.sendTransaction({ to: me.walletAddress, value: parseEther('1.5') });
+    await tx.wait();
+    let item: any;
+    for (let i = 0; i < 50 && !item; i++) {
+      const history = await api.get(`/api/devportal/developers/${me.developerId}/wallet-history`, { token: me.token });
+      item = history.body.items.find((x: { txHash: string }) => x.txHash === tx.hash);
+      if (!item) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(item).toMatchObject({
+      kind: 'transfer-in',
+      from: sender.address,
+      to: me.walletAddress,
+      valueWei: parseEther('1.5').toString(),
+      status: 'success',
+      blockNumber: expect.any(Number),
+      timestamp: expect.any(Number),
+      contractId: null,
+      method: null,
+    });
   });
 
   it('guards the wallet history: own id only, valid cursors and limits', async () => {

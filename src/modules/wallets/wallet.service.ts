@@ -9,7 +9,7 @@ import { CustodialWalletEntity } from './custodial-wallet.entity';
 import type { TransactionSigner } from './transaction-sender';
 import { openPrivateKey, sealPrivateKey } from './wallet-key-cipher';
 import type { WalletBalance, WalletHistory, WalletHistoryItem } from './wallets.types';
-import { decodeCursor, encodeCursor, pageLimit } from '../../schema/pagination';
+import { pageLimit } from '../../schema/pagination';
 
 /** A 0x address in any case (API.md §1) → EIP-55; anything else is the caller's error. */
 export function parseAddress(value: unknown, field = 'address'): string {
@@ -20,19 +20,17 @@ export function parseAddress(value: unknown, field = 'address'): string {
 }
 
 interface HistoryRow {
-  id: string;
-  tx_hash: string;
-  kind: 'faucet' | 'deploy' | 'invoke';
+  hash: string;
+  kind: 'faucet' | 'deploy' | 'invoke' | 'transfer-in' | 'transfer-out';
   from_address: string;
   to_address: string | null;
   value_wei: string;
   gas_used: string | null;
   status: string;
   block_number: string | null;
-  block_timestamp: string | null;
+  ts: string;
   contract_id: string | null;
   method: string | null;
-  created_at: Date;
 }
 
 /** Owns custodial wallets: creates them, reads balances and history, and is the only place that opens their keys. */
@@ -97,7 +95,10 @@ export class WalletService {
     };
   }
 
-  /** Transactions of the caller's wallet, newest first, by keyset pages. */
+  /**
+   * Transactions of the caller's wallet, newest first, by keyset pages: those the service sent
+   * (faucet, deploy, invoke) and, from the explorer index, any other transfer in or out.
+   */
   async history(
     creds: Credentials,
     developerId: string,
@@ -108,37 +109,74 @@ export class WalletService {
     const caller = await this.auth.requireDeveloper(creds);
     this.auth.requireSelf(caller, developerId);
     const size = pageLimit(limit);
-    const after = decodeCursor(cursor);
+    const after = decodeHistoryCursor(cursor);
     const { address } = await this.walletOf(caller.id);
     const rows = (await this.ds.query(
-      `SELECT id, tx_hash, kind, from_address, to_address, value_wei, gas_used, status, block_number,
-              block_timestamp, contract_id, method, created_at
-         FROM chain_transactions
-        WHERE network = $1 AND status <> 'dropped' AND (from_address = $2 OR to_address = $2)
-          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
-        ORDER BY created_at DESC, id DESC
-        LIMIT $5`,
-      [network, address, after?.at ?? null, after?.id ?? null, size + 1],
+      `WITH items AS (
+         SELECT tx_hash AS hash, kind, from_address AS from_address, to_address, value_wei::text AS value_wei,
+                gas_used::text AS gas_used, status, block_number,
+                coalesce(block_timestamp, extract(epoch FROM created_at)::bigint) AS ts, contract_id, method
+           FROM chain_transactions
+          WHERE network = $1 AND status <> 'dropped' AND (from_address = $2 OR to_address = $2)
+         UNION ALL
+         SELECT e.hash, CASE WHEN e.from_address = $3 THEN 'transfer-out' ELSE 'transfer-in' END,
+                e.from_address, e.to_address, e.value::text, e.gas_used::text,
+                CASE WHEN e.status = 1 THEN 'success' ELSE 'reverted' END, e.block_number, e.timestamp, NULL, NULL
+           FROM explorer_transactions e
+          WHERE e.network = $1 AND (e.from_address = $3 OR e.to_address = $3)
+            AND NOT EXISTS (SELECT 1 FROM chain_transactions c WHERE c.network = $1 AND c.tx_hash = e.hash)
+       )
+       SELECT * FROM items
+        WHERE $4::bigint IS NULL OR (ts, hash) < ($4::bigint, $5::text)
+        ORDER BY ts DESC, hash DESC
+        LIMIT $6`,
+      [network, address, address.toLowerCase(), after?.ts ?? null, after?.hash ?? null, size + 1],
     )) as HistoryRow[];
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
+    const checksum = (a: string | null) => (a === null ? null : getAddress(a));
     return {
       address,
       network,
-      items: page.map((r): WalletHistoryItem => ({
-        txHash: r.tx_hash,
-        kind: r.kind,
-        from: r.from_address,
-        to: r.to_address,
-        valueWei: r.value_wei,
-        gasUsed: r.gas_used,
-        status: r.status,
-        blockNumber: r.block_number === null ? null : Number(r.block_number),
-        timestamp: r.block_timestamp === null ? null : Number(r.block_timestamp),
-        contractId: r.contract_id,
-        method: r.method,
-      })),
-      nextCursor: rows.length > size && last ? encodeCursor({ at: last.created_at.toISOString(), id: last.id }) : null,
+      items: page.map(
+        (r): WalletHistoryItem => ({
+          txHash: r.hash,
+          kind: r.kind,
+          from: checksum(r.from_address)!,
+          to: checksum(r.to_address),
+          valueWei: r.value_wei,
+          gasUsed: r.gas_used,
+          status: r.status,
+          blockNumber: r.block_number === null ? null : Number(r.block_number),
+          timestamp: r.block_number === null ? null : Number(r.ts),
+          contractId: r.contract_id,
+          method: r.method,
+        }),
+      ),
+      nextCursor: rows.length > size && last ? encodeHistoryCursor({ ts: Number(last.ts), hash: last.hash }) : null,
     };
   }
+}
+
+/** Position in a wallet history: (timestamp, hash) of the last item shown. */
+interface HistoryCursor {
+  ts: number;
+  hash: string;
+}
+
+const encodeHistoryCursor = (c: HistoryCursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function decodeHistoryCursor(cursor: string | null | undefined): HistoryCursor | undefined {
+  if (cursor === null || cursor === undefined || cursor === '') return undefined;
+  try {
+    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<HistoryCursor>;
+    if (Number.isSafeInteger(c.ts) && typeof c.hash === 'string' && /^0x[0-9a-f]{64}$/.test(c.hash)) {
+      return { ts: c.ts!, hash: c.hash };
+    }
+  } catch {
+    /* fall through */
+  }
+  throw new AppError('VALIDATION_FAILED', 'cursor is not valid; pass the nextCursor of a previous page', {
+    field: 'cursor',
+  });
 }
