@@ -82,7 +82,17 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     onClose('chain providers', async () => chains.destroy());
 
     const trust = await loadTrust(config, logger);
-    const services = createServices({ ds, config, chains, trust, logger });
+    const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl });
+    onClose('Solidity compiler', () => services.compiler.close());
+    await services.revocations.start();
+    onClose('API key revocation channel', () => services.revocations.stop());
+    // Flushed after the HTTP server stops, so the records of the last requests are kept.
+    onClose('gateway usage records', async () => {
+      await services.usage.close();
+      await services.keys.close();
+    });
+    services.tracker.start();
+    onClose('transaction tracker', () => services.tracker.stop());
     const schema = await buildAppSchema();
     const metrics = new Metrics();
 

@@ -7,7 +7,17 @@ import { AccountService } from '../modules/accounts/accounts.service';
 import { DeveloperAuth } from '../modules/accounts/developer-auth';
 import type { TrustStore } from '../modules/accounts/eds/trust-store';
 import { ExplorerService } from '../modules/explorer/explorer.service';
+import { SolidityCompiler } from '../modules/contracts/compiler/compiler';
+import { ContractService } from '../modules/contracts/contract.service';
+import { AnalyticsService } from '../modules/analytics/analytics.service';
+import { UsageRecorder } from '../modules/analytics/usage-recorder';
+import { FaucetService } from '../modules/faucet/faucet.service';
+import { GatewayService } from '../modules/gateway/gateway.service';
+import { ApiKeyService } from '../modules/keys/api-key.service';
+import { RevocationChannel } from '../modules/keys/revocation-channel';
 import { ProjectService } from '../modules/projects/project.service';
+import { TransactionSender } from '../modules/wallets/transaction-sender';
+import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallet.service';
 
 /** The domain services of one process, handed to resolvers through the request context. */
@@ -18,6 +28,16 @@ export interface Services {
   wallets: WalletService;
   chains: ChainRegistry;
   explorer: ExplorerService;
+  sender: TransactionSender;
+  faucet: FaucetService;
+  compiler: SolidityCompiler;
+  contracts: ContractService;
+  revocations: RevocationChannel;
+  keys: ApiKeyService;
+  usage: UsageRecorder;
+  gateway: GatewayService;
+  analytics: AnalyticsService;
+  tracker: TransactionTracker;
 }
 
 export function createServices(deps: {
@@ -26,17 +46,89 @@ export function createServices(deps: {
   chains: ChainRegistry;
   trust: TrustStore;
   logger: Logger;
+  /** The faucet key in use (FAUCET_PRIVATE_KEY, or a funded dev-chain account). */
+  faucetPrivateKey?: string;
+  /** URL of the database, for the LISTEN connection of key revocations. */
+  databaseUrl: string;
 }): Services {
   const tokens = new AccessTokens(deps.config.jwtSecret);
   const auth = new DeveloperAuth(deps.ds, tokens);
-  const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey);
+  const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains, auth);
   const projects = new ProjectService(deps.ds, auth);
   const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, auth, deps.logger);
+  const sender = new TransactionSender(deps.ds, deps.chains, deps.logger);
+  const faucet = new FaucetService(deps.ds, auth, wallets, sender, deps.faucetPrivateKey, deps.logger);
+  const compiler = new SolidityCompiler({ logger: deps.logger });
+  const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
+  const contracts = new ContractService(
+    deps.ds,
+    auth,
+    projects,
+    wallets,
+    sender,
+    compiler,
+    { adminSubjects: deps.config.adminSubjects, servers },
+    deps.logger,
+  );
   const explorer = new ExplorerService(
     deps.ds,
     deps.chains,
     { indexerEnabled: deps.config.indexer.enabled, indexerStartBlock: deps.config.indexer.startBlock },
     deps.logger,
   );
-  return { auth, accounts, projects, wallets, chains: deps.chains, explorer };
+  const revocations: RevocationChannel = new RevocationChannel(
+    deps.databaseUrl,
+    deps.logger,
+    (hash) => keys.forget(hash),
+    () => keys.forgetAll(),
+  );
+  const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger);
+  const usage = new UsageRecorder(deps.ds, deps.logger);
+  const gateway = new GatewayService(
+    deps.ds,
+    keys,
+    contracts,
+    deps.chains,
+    wallets,
+    sender,
+    usage,
+    deps.config.apiKeyRateLimit,
+    deps.logger,
+  );
+  const analytics = new AnalyticsService(deps.ds, auth, usage);
+  const tracker = new TransactionTracker(
+    deps.ds,
+    deps.chains,
+    sender,
+    {
+      signerFor: async (address) => faucet.signerFor(address) ?? wallets.signerForAddress(address),
+      onMined: async (tx, mined) => {
+        if (tx.kind === 'deploy' && tx.contractId) await contracts.settleDeployment(tx.contractId, mined);
+      },
+      onDropped: async (tx) => {
+        if (tx.kind === 'deploy' && tx.contractId) {
+          await contracts.failDeployment(tx.contractId, 'the deployment transaction was dropped');
+        }
+      },
+    },
+    deps.logger,
+  );
+  return {
+    auth,
+    accounts,
+    projects,
+    wallets,
+    chains: deps.chains,
+    sender,
+    faucet,
+    compiler,
+    contracts,
+    explorer,
+    revocations,
+    keys,
+    usage,
+    gateway,
+    analytics,
+    tracker,
+  };
 }
