@@ -214,6 +214,17 @@ describe('query', () => {
     expect(notArray.status).toBe(400);
   });
 
+  it('answers a reverting view with 422 EXECUTION_REVERTED and its reason or panic', async () => {
+    const reason = await query(kitchen.id, 'checked', ['1']);
+    expect(reason.status).toBe(422);
+    expect(reason.body.error).toMatchObject({ code: 'EXECUTION_REVERTED', details: { reason: 'x must exceed 1' } });
+    const panic = await query(kitchen.id, 'checked', ['2']);
+    expect(panic.status).toBe(422);
+    expect(panic.body.error.details).toMatchObject({ panicCode: 0x12, error: { name: 'Panic' } });
+    expect(panic.body.error.details.reason).toMatch(/division or modulo by zero/);
+    expect((await query(kitchen.id, 'checked', ['3'])).body.result).toBe('100');
+  });
+
   it('handles overloaded functions by signature', async () => {
     const ambiguous = await invoke(kitchen.id, 'set', { args: ['1'] });
     expect(ambiguous.status).toBe(400);

@@ -82,5 +82,6 @@ contract Kitchen {
     function set(uint256 v) external { stored = v; }
     function set(string calldata v) external { label = v; }
     function pay() external payable { stored = msg.value; }
+    function checked(uint256 x) external pure returns (uint256) { require(x > 1, "x must exceed 1"); return 100 / (x - 2); }
 }
 `;
