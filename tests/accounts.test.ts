@@ -1,10 +1,9 @@
 import jwt from 'jsonwebtoken';
-import { Client as PgClient } from 'pg';
 import { createDevCa, issueCertificate, signNonce, signNonceCms } from '../src/modules/accounts/eds/dev-ca';
 import { openPrivateKey } from '../src/modules/wallets/wallet-key-cipher';
 import { client, type Client } from './kit/http';
 import { issueDeveloperCertificate, login } from './kit/login';
-import { startStack, TEST_JWT_SECRET, TEST_WALLET_KEY, type Stack } from './kit/stack';
+import { startStack, TEST_JWT_SECRET, TEST_WALLET_KEY, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;
@@ -19,15 +18,7 @@ afterAll(async () => {
 
 const challenge = async () => (await api.post('/api/devportal/auth/eds/challenge')).body;
 
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new PgClient({ connectionString: stack.databaseUrl });
-  await pg.connect();
-  try {
-    return (await pg.query(sql, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
+const query = <T>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
 
 describe('EDS challenge', () => {
   it('returns a random nonce valid for 5 minutes', async () => {

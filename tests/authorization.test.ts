@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import jwt from 'jsonwebtoken';
 import { REST_ROUTES, AREA_BASE, type RestRoute } from '../src/rest/routes';
 import { client, type Client } from './kit/http';
@@ -36,7 +35,6 @@ let api: Client;
 let owner: LoggedIn;
 let other: LoggedIn;
 let contract: { id: string; address: string };
-let otherContract: { id: string };
 let ownerKey: { id: string; apiKey: string };
 let revokedKey: string;
 let readOnlyKey: string;
@@ -49,14 +47,17 @@ beforeAll(async () => {
   api = client(stack.url);
   owner = await login(api, stack.ca);
   other = await login(api, stack.ca);
-  for (const dev of [owner, other]) expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
+  for (const dev of [owner, other])
+    expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
   const deploy = async (dev: LoggedIn) => {
-    const c = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token })).body;
-    expect((await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: dev.token })).status).toBe(201);
+    const c = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token }))
+      .body;
+    expect(
+      (await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: dev.token })).status,
+    ).toBe(201);
     return c;
   };
   contract = await deploy(owner);
-  otherContract = await deploy(other);
   const key = async (dev: LoggedIn, body: Record<string, unknown> = {}) =>
     (await api.post(`/api/devportal/developers/${dev.developerId}/api-keys`, body, { token: dev.token })).body;
   ownerKey = await key(owner);
@@ -84,7 +85,8 @@ function request(route: RestRoute): { url: string; body?: unknown } {
     method: route.field === 'Mutation.invokeContract' ? 'increment' : 'count',
   };
   if (route.area === 'explorer' && route.path === '/block/{id}') values.id = '1';
-  const url = AREA_BASE[route.area] + route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
+  const url =
+    AREA_BASE[route.area] + route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
   const query = route.field === 'Query.search' ? '?q=1' : '';
   const body = route.field === 'Mutation.createProject' ? { name: 'p' } : route.method === 'POST' ? {} : undefined;
   return { url: url + query, body };
@@ -96,11 +98,22 @@ function call(route: RestRoute, headers: Record<string, string>) {
 }
 
 const expired = () =>
-  jwt.sign({ sub: owner.developerId, iss: 'qbft-devportal', iat: Math.floor(Date.now() / 1000) - 50_000, exp: Math.floor(Date.now() / 1000) - 10 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
+  jwt.sign(
+    {
+      sub: owner.developerId,
+      iss: 'qbft-devportal',
+      iat: Math.floor(Date.now() / 1000) - 50_000,
+      exp: Math.floor(Date.now() / 1000) - 10,
+    },
+    TEST_JWT_SECRET,
+    { algorithm: 'HS256' },
+  );
 
 describe('authorization matrix', () => {
   it('has a row for every credential-protected route', () => {
-    const protectedFields = REST_ROUTES.filter((r) => r.auth !== 'public').map((r) => r.field).sort();
+    const protectedFields = REST_ROUTES.filter((r) => r.auth !== 'public')
+      .map((r) => r.field)
+      .sort();
     expect(Object.keys(OTHER).sort()).toEqual(protectedFields);
   });
 
@@ -108,69 +121,92 @@ describe('authorization matrix', () => {
   const keyRoutes = REST_ROUTES.filter((r) => r.auth === 'api-key');
   const publicRoutes = REST_ROUTES.filter((r) => r.auth === 'public');
 
-  it.each(jwtRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: refuses every wrong credential', async (_name, route) => {
-    const cells: Array<[string, Record<string, string>, number, string]> = [
-      ['nothing', {}, 401, 'UNAUTHENTICATED'],
-      ['a malformed token', { authorization: 'Bearer not.a.jwt' }, 401, 'UNAUTHENTICATED'],
-      ['a non-Bearer header', { authorization: 'Token abc' }, 401, 'UNAUTHENTICATED'],
-      ['an expired token', { authorization: `Bearer ${expired()}` }, 401, 'UNAUTHENTICATED'],
-      ['an API key in x-api-key', { 'x-api-key': ownerKey.apiKey }, 401, 'UNAUTHENTICATED'],
-      ['an API key as Bearer', { authorization: `Bearer ${ownerKey.apiKey}` }, 401, 'UNAUTHENTICATED'],
-    ];
-    for (const [label, headers, status, code] of cells) {
-      const res = await call(route, headers);
-      expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
-    }
-    const expectation = OTHER[route.field]!;
-    if (expectation.code) {
-      const res = await call(route, { authorization: `Bearer ${other.token}` });
-      expect({ label: 'another developer', status: res.status, code: res.body?.error?.code }).toEqual({
-        label: 'another developer',
-        ...expectation,
-      });
-    }
-  });
+  it.each(jwtRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: refuses every wrong credential',
+    async (_name, route) => {
+      const cells: Array<[string, Record<string, string>, number, string]> = [
+        ['nothing', {}, 401, 'UNAUTHENTICATED'],
+        ['a malformed token', { authorization: 'Bearer not.a.jwt' }, 401, 'UNAUTHENTICATED'],
+        ['a non-Bearer header', { authorization: 'Token abc' }, 401, 'UNAUTHENTICATED'],
+        ['an expired token', { authorization: `Bearer ${expired()}` }, 401, 'UNAUTHENTICATED'],
+        ['an API key in x-api-key', { 'x-api-key': ownerKey.apiKey }, 401, 'UNAUTHENTICATED'],
+        ['an API key as Bearer', { authorization: `Bearer ${ownerKey.apiKey}` }, 401, 'UNAUTHENTICATED'],
+      ];
+      for (const [label, headers, status, code] of cells) {
+        const res = await call(route, headers);
+        expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
+      }
+      const expectation = OTHER[route.field]!;
+      if (expectation.code) {
+        const res = await call(route, { authorization: `Bearer ${other.token}` });
+        expect({ label: 'another developer', status: res.status, code: res.body?.error?.code }).toEqual({
+          label: 'another developer',
+          ...expectation,
+        });
+      }
+    },
+  );
 
-  it.each(keyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: refuses every wrong credential', async (_name, route) => {
-    const isInvoke = route.field === 'Mutation.invokeContract';
-    const cells: Array<[string, Record<string, string>, number, string]> = [
-      ['nothing', {}, 401, 'INVALID_API_KEY'],
-      ['a malformed key', { 'x-api-key': 'svc_short' }, 401, 'INVALID_API_KEY'],
-      ['an unknown key', { 'x-api-key': `svc_${'x'.repeat(43)}` }, 401, 'INVALID_API_KEY'],
-      ['a revoked key', { 'x-api-key': revokedKey }, 401, 'INVALID_API_KEY'],
-      ['a developer token', { authorization: `Bearer ${owner.token}` }, 401, 'INVALID_API_KEY'],
-      ['a key of another developer', { 'x-api-key': otherKey }, 403, 'FORBIDDEN'],
-      ['a key restricted to another contract', { 'x-api-key': restrictedKey }, 403, 'KEY_NOT_FOR_CONTRACT'],
-      ['a key without the scope', { 'x-api-key': isInvoke ? readOnlyKey : writeOnlyKey }, 403, 'INSUFFICIENT_SCOPE'],
-    ];
-    for (const [label, headers, status, code] of cells) {
-      const res = await call(route, headers);
-      expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
-    }
-    const ok = await call(route, { 'x-api-key': ownerKey.apiKey });
-    expect(ok.status).toBe(201);
-  });
+  it.each(keyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: refuses every wrong credential',
+    async (_name, route) => {
+      const isInvoke = route.field === 'Mutation.invokeContract';
+      const cells: Array<[string, Record<string, string>, number, string]> = [
+        ['nothing', {}, 401, 'INVALID_API_KEY'],
+        ['a malformed key', { 'x-api-key': 'svc_short' }, 401, 'INVALID_API_KEY'],
+        ['an unknown key', { 'x-api-key': `svc_${'x'.repeat(43)}` }, 401, 'INVALID_API_KEY'],
+        ['a revoked key', { 'x-api-key': revokedKey }, 401, 'INVALID_API_KEY'],
+        ['a developer token', { authorization: `Bearer ${owner.token}` }, 401, 'INVALID_API_KEY'],
+        ['a key of another developer', { 'x-api-key': otherKey }, 403, 'FORBIDDEN'],
+        ['a key restricted to another contract', { 'x-api-key': restrictedKey }, 403, 'KEY_NOT_FOR_CONTRACT'],
+        ['a key without the scope', { 'x-api-key': isInvoke ? readOnlyKey : writeOnlyKey }, 403, 'INSUFFICIENT_SCOPE'],
+      ];
+      for (const [label, headers, status, code] of cells) {
+        const res = await call(route, headers);
+        expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
+      }
+      const ok = await call(route, { 'x-api-key': ownerKey.apiKey });
+      expect(ok.status).toBe(201);
+    },
+  );
 
-  it.each(publicRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: needs no credential and ignores bad ones', async (_name, route) => {
-    const plain = await call(route, {});
-    expect(plain.status).toBeLessThan(500);
-    expect(plain.status).not.toBe(401);
-    const withJunk = await call(route, { authorization: 'Bearer junk', 'x-api-key': 'svc_junk' });
-    expect(withJunk.status).toBe(plain.status);
-  });
+  it.each(publicRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: needs no credential and ignores bad ones',
+    async (_name, route) => {
+      const plain = await call(route, {});
+      expect(plain.status).toBeLessThan(500);
+      expect(plain.status).not.toBe(401);
+      const withJunk = await call(route, { authorization: 'Bearer junk', 'x-api-key': 'svc_junk' });
+      expect(withJunk.status).toBe(plain.status);
+    },
+  );
 
   it('applies the same rules to the GraphQL fields', async () => {
     const me = await api.graphql('{ me { id } }', {}, { headers: { 'x-api-key': ownerKey.apiKey } });
     expect(me.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     const q = `mutation($id: ID!) { queryContract(id: $id, method: "count") { result } }`;
     expect((await api.graphql(q, { id: contract.id })).body.errors[0].extensions.code).toBe('INVALID_API_KEY');
-    expect((await api.graphql(q, { id: contract.id }, { token: owner.token })).body.errors[0].extensions.code).toBe('INVALID_API_KEY');
-    expect((await api.graphql(q, { id: contract.id }, { apiKey: otherKey })).body.errors[0].extensions.code).toBe('FORBIDDEN');
-    expect((await api.graphql(q, { id: contract.id }, { apiKey: restrictedKey })).body.errors[0].extensions.code).toBe('KEY_NOT_FOR_CONTRACT');
-    expect((await api.graphql(q, { id: contract.id }, { apiKey: writeOnlyKey })).body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
-    expect((await api.graphql(q, { id: contract.id }, { apiKey: ownerKey.apiKey })).body.data.queryContract.result).toMatch(/^\d+$/);
+    expect((await api.graphql(q, { id: contract.id }, { token: owner.token })).body.errors[0].extensions.code).toBe(
+      'INVALID_API_KEY',
+    );
+    expect((await api.graphql(q, { id: contract.id }, { apiKey: otherKey })).body.errors[0].extensions.code).toBe(
+      'FORBIDDEN',
+    );
+    expect((await api.graphql(q, { id: contract.id }, { apiKey: restrictedKey })).body.errors[0].extensions.code).toBe(
+      'KEY_NOT_FOR_CONTRACT',
+    );
+    expect((await api.graphql(q, { id: contract.id }, { apiKey: writeOnlyKey })).body.errors[0].extensions.code).toBe(
+      'INSUFFICIENT_SCOPE',
+    );
+    expect(
+      (await api.graphql(q, { id: contract.id }, { apiKey: ownerKey.apiKey })).body.data.queryContract.result,
+    ).toMatch(/^\d+$/);
     const keys = `query($id: ID!) { apiKeys(id: $id) { items { id } } }`;
-    expect((await api.graphql(keys, { id: owner.developerId }, { token: other.token })).body.errors[0].extensions.code).toBe('FORBIDDEN');
-    expect((await api.graphql(keys, { id: owner.developerId }, { token: expired() })).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(
+      (await api.graphql(keys, { id: owner.developerId }, { token: other.token })).body.errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
+    expect(
+      (await api.graphql(keys, { id: owner.developerId }, { token: expired() })).body.errors[0].extensions.code,
+    ).toBe('UNAUTHENTICATED');
   });
 });

@@ -1,11 +1,10 @@
 import { Interface, Wallet } from 'ethers';
-import { Client as PgClient } from 'pg';
 import { findOpcode } from '../src/modules/contracts/compiler/compiler';
 import { fund, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { issueDeveloperCertificate, login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, PICKY_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { startStack, type Stack } from './kit/stack';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 const ADMIN_SERIAL = 'IINADMIN000001';
 let stack: Stack;
@@ -22,15 +21,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new PgClient({ connectionString: stack.databaseUrl });
-  await pg.connect();
-  try {
-    return (await pg.query(sql, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
+const rows = <T>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
 
 const deploy = (body: Record<string, unknown>, token = dev.token) =>
   api.post('/api/devportal/contracts/deploy', body, { token });
@@ -47,7 +38,9 @@ describe('compile', () => {
     expect(res.body.contracts).toHaveLength(1);
     const token = res.body.contracts[0];
     expect(token).toMatchObject({ name: 'Token', sourceFile: 'Contract.sol' });
-    expect(token.abi.map((f: { name?: string }) => f.name)).toEqual(expect.arrayContaining(['transfer', 'mint', 'owner']));
+    expect(token.abi.map((f: { name?: string }) => f.name)).toEqual(
+      expect.arrayContaining(['transfer', 'mint', 'owner']),
+    );
     expect(findOpcode(token.bytecode, 0x5f)).toBe(-1);
     expect(findOpcode(token.deployedBytecode, 0x5f)).toBe(-1);
   });
@@ -62,13 +55,20 @@ describe('compile', () => {
       severity: 'error',
       sourceLocation: { file: 'Broken.sol', start: expect.any(Number), end: expect.any(Number) },
     });
-    const newer = await api.post('/api/devportal/contracts/compile', { source: 'pragma solidity ^0.8.24;\ncontract A {}' });
+    const newer = await api.post('/api/devportal/contracts/compile', {
+      source: 'pragma solidity ^0.8.24;\ncontract A {}',
+    });
     expect(newer.status).toBe(422);
     expect(newer.body.error.code).toBe('COMPILATION_FAILED');
   });
 
   it('refuses imports from outside the approved library', async () => {
-    for (const path of ['https://example.com/x.sol', '@uniswap/v2-core/contracts/UniswapV2Pair.sol', '/etc/passwd', '../secret.sol']) {
+    for (const path of [
+      'https://example.com/x.sol',
+      '@uniswap/v2-core/contracts/UniswapV2Pair.sol',
+      '/etc/passwd',
+      '../secret.sol',
+    ]) {
       const res = await api.post('/api/devportal/contracts/compile', {
         source: `pragma solidity ^0.8.20;\nimport "${path}";\ncontract A {}`,
       });
@@ -89,7 +89,12 @@ describe('compile', () => {
 
 describe('deploy on testnet', () => {
   it('deploys at once from the custodial wallet, with constructor arguments', async () => {
-    const res = await deploy({ network: 'testnet', source: TOKEN_SOURCE, constructorArgs: ['1000000000000000000000'], name: 'My Token' });
+    const res = await deploy({
+      network: 'testnet',
+      source: TOKEN_SOURCE,
+      constructorArgs: ['1000000000000000000000'],
+      name: 'My Token',
+    });
     expect(res.status).toBe(201);
     const c = res.body;
     expect(c).toMatchObject({
@@ -122,7 +127,13 @@ describe('deploy on testnet', () => {
     expect(JSON.stringify(publicView.body)).not.toMatch(/privateKey|encrypted/i);
 
     const history = await api.get(`/api/devportal/developers/${dev.developerId}/wallet-history`, { token: dev.token });
-    expect(history.body.items[0]).toMatchObject({ kind: 'deploy', txHash: c.deployTxHash, contractId: c.id, status: 'success', to: null });
+    expect(history.body.items[0]).toMatchObject({
+      kind: 'deploy',
+      txHash: c.deployTxHash,
+      contractId: c.id,
+      status: 'success',
+      to: null,
+    });
   });
 
   it('decodes a constructor revert (reason string and custom error) and keeps no deployed record', async () => {
@@ -133,7 +144,11 @@ describe('deploy on testnet', () => {
     expect(reason.body.error.details.reason).toBe('label must not be empty');
     const custom = await deploy({ source: PICKY_SOURCE, constructorArgs: [3, 'ok'] });
     expect(custom.status).toBe(422);
-    expect(custom.body.error.details.error).toEqual({ name: 'TooSmall', signature: 'TooSmall(uint256,uint256)', args: ['3', '11'] });
+    expect(custom.body.error.details.error).toEqual({
+      name: 'TooSmall',
+      signature: 'TooSmall(uint256,uint256)',
+      args: ['3', '11'],
+    });
     const after = await rows<{ n: string }>('SELECT count(*) AS n FROM contracts');
     expect(after[0]!.n).toBe(before[0]!.n);
   });
@@ -157,7 +172,10 @@ describe('deploy on testnet', () => {
   });
 
   it('needs contractName when the sources define several contracts', async () => {
-    const sources = { 'A.sol': COUNTER_SOURCE, 'B.sol': 'pragma solidity ^0.8.20;\ncontract Other { function x() external pure returns (uint) { return 1; } }' };
+    const sources = {
+      'A.sol': COUNTER_SOURCE,
+      'B.sol': 'pragma solidity ^0.8.20;\ncontract Other { function x() external pure returns (uint) { return 1; } }',
+    };
     const res = await deploy({ sources });
     expect(res.status).toBe(400);
     expect(res.body.error.details.contracts.sort()).toEqual(['Counter', 'Other']);
@@ -171,7 +189,9 @@ describe('deploy on testnet', () => {
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(results.every((r) => r.body.status === 'deployed')).toBe(true);
     const provider = providerOf(stack, 'testnet');
-    const nonces = await Promise.all(results.map(async (r) => (await provider.getTransaction(r.body.deployTxHash))!.nonce));
+    const nonces = await Promise.all(
+      results.map(async (r) => (await provider.getTransaction(r.body.deployTxHash))!.nonce),
+    );
     expect(new Set(nonces).size).toBe(10);
     const addresses = new Set(results.map((r) => r.body.address));
     expect(addresses.size).toBe(10);
@@ -181,16 +201,30 @@ describe('deploy on testnet', () => {
     const project = await api.post('/api/devportal/projects', { name: 'Filed' }, { token: dev.token });
     const filed = await deploy({ source: COUNTER_SOURCE, projectId: project.body.id });
     expect(filed.body.projectId).toBe(project.body.id);
-    const byProject = await api.get(`/api/devportal/developers/${dev.developerId}/contracts?projectId=${project.body.id}`, { token: dev.token });
+    const byProject = await api.get(
+      `/api/devportal/developers/${dev.developerId}/contracts?projectId=${project.body.id}`,
+      { token: dev.token },
+    );
     expect(byProject.body.items.map((c: { id: string }) => c.id)).toEqual([filed.body.id]);
-    const page = await api.get(`/api/devportal/developers/${dev.developerId}/contracts?limit=3&status=deployed&network=testnet`, { token: dev.token });
+    const page = await api.get(
+      `/api/devportal/developers/${dev.developerId}/contracts?limit=3&status=deployed&network=testnet`,
+      { token: dev.token },
+    );
     expect(page.body.items).toHaveLength(3);
     expect(page.body.nextCursor).toEqual(expect.any(String));
-    const next = await api.get(`/api/devportal/developers/${dev.developerId}/contracts?limit=3&cursor=${page.body.nextCursor}`, { token: dev.token });
+    const next = await api.get(
+      `/api/devportal/developers/${dev.developerId}/contracts?limit=3&cursor=${page.body.nextCursor}`,
+      { token: dev.token },
+    );
     expect(next.body.items[0].id).not.toBe(page.body.items[2].id);
     const other = await login(api, stack.ca);
-    expect((await api.get(`/api/devportal/developers/${dev.developerId}/contracts`, { token: other.token })).status).toBe(403);
-    expect((await api.get(`/api/devportal/developers/${dev.developerId}/contracts?status=weird`, { token: dev.token })).status).toBe(400);
+    expect(
+      (await api.get(`/api/devportal/developers/${dev.developerId}/contracts`, { token: other.token })).status,
+    ).toBe(403);
+    expect(
+      (await api.get(`/api/devportal/developers/${dev.developerId}/contracts?status=weird`, { token: dev.token }))
+        .status,
+    ).toBe(400);
     const foreignProject = await deploy({ source: COUNTER_SOURCE, projectId: project.body.id }, other.token);
     expect(foreignProject.status).toBe(404);
   });
@@ -213,25 +247,46 @@ describe('mainnet approval', () => {
   it('keeps a mainnet deployment compiled until an administrator approves it', async () => {
     const res = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'compiled', network: 'mainnet', chainId: 1991, address: null, deployTxHash: null });
+    expect(res.body).toMatchObject({
+      status: 'compiled',
+      network: 'mainnet',
+      chainId: 1991,
+      address: null,
+      deployTxHash: null,
+    });
     expect(await providerOf(stack, 'mainnet').getTransactionCount(dev.walletAddress)).toBe(0);
 
     const queue = await api.get('/api/devportal/admin/contracts?status=compiled', { token: admin.token });
     expect(queue.status).toBe(200);
     expect(queue.body.items.map((c: { id: string }) => c.id)).toContain(res.body.id);
 
-    const byDeveloper = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: dev.token });
+    const byDeveloper = await api.post(
+      `/api/devportal/admin/contracts/${res.body.id}/approve`,
+      {},
+      { token: dev.token },
+    );
     expect(byDeveloper.status).toBe(403);
     expect(byDeveloper.body.error.code).toBe('FORBIDDEN');
     expect((await api.get('/api/devportal/admin/contracts', { token: dev.token })).status).toBe(403);
 
-    const unfunded = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
+    const unfunded = await api.post(
+      `/api/devportal/admin/contracts/${res.body.id}/approve`,
+      {},
+      { token: admin.token },
+    );
     expect(unfunded.status).toBe(422);
     expect(unfunded.body.error.code).toBe('INSUFFICIENT_FUNDS');
-    expect((await api.get(`/api/devportal/contracts/${res.body.id}`)).body).toMatchObject({ status: 'compiled', approvedAt: null });
+    expect((await api.get(`/api/devportal/contracts/${res.body.id}`)).body).toMatchObject({
+      status: 'compiled',
+      approvedAt: null,
+    });
 
     await fund(stack, 'mainnet', dev.walletAddress, '5');
-    const approved = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
+    const approved = await api.post(
+      `/api/devportal/admin/contracts/${res.body.id}/approve`,
+      {},
+      { token: admin.token },
+    );
     expect(approved.status).toBe(201);
     expect(approved.body).toMatchObject({ status: 'deployed', network: 'mainnet' });
     expect(approved.body.approvedAt).toEqual(expect.any(String));
@@ -244,21 +299,31 @@ describe('mainnet approval', () => {
 
   it('rejects with a reason, once', async () => {
     const res = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
-    const rejected = await api.post(`/api/devportal/admin/contracts/${res.body.id}/reject`, { reason: 'Needs an audit' }, { token: admin.token });
+    const rejected = await api.post(
+      `/api/devportal/admin/contracts/${res.body.id}/reject`,
+      { reason: 'Needs an audit' },
+      { token: admin.token },
+    );
     expect(rejected.status).toBe(201);
     expect(rejected.body).toMatchObject({ status: 'rejected', statusReason: 'Needs an audit' });
     const twice = await api.post(`/api/devportal/admin/contracts/${res.body.id}/reject`, {}, { token: admin.token });
     expect(twice.status).toBe(409);
     const approve = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
     expect(approve.status).toBe(409);
-    expect((await api.post(`/api/devportal/admin/contracts/nope/approve`, {}, { token: admin.token })).status).toBe(404);
+    expect((await api.post(`/api/devportal/admin/contracts/nope/approve`, {}, { token: admin.token })).status).toBe(
+      404,
+    );
   });
 });
 
 describe('gateway registration and specifications', () => {
   it('registers deployed contracts only, for their owner, idempotently', async () => {
     const compiled = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
-    const notDeployed = await api.post(`/api/devportal/contracts/${compiled.body.id}/register-middleware`, {}, { token: dev.token });
+    const notDeployed = await api.post(
+      `/api/devportal/contracts/${compiled.body.id}/register-middleware`,
+      {},
+      { token: dev.token },
+    );
     expect(notDeployed.status).toBe(409);
     expect(notDeployed.body.error.code).toBe('CONTRACT_NOT_DEPLOYED');
 
@@ -286,7 +351,10 @@ describe('gateway registration and specifications', () => {
     });
     const second = await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: dev.token });
     expect(second.body).toEqual(first.body);
-    expect((await api.get(`/api/devportal/contracts/${c.id}`)).body.middleware).toEqual({ registered: true, registeredAt: first.body.registeredAt });
+    expect((await api.get(`/api/devportal/contracts/${c.id}`)).body.middleware).toEqual({
+      registered: true,
+      registeredAt: first.body.registeredAt,
+    });
 
     const swagger = await api.get(`/api/devportal/contracts/${c.id}/swagger`);
     expect(swagger.status).toBe(200);
@@ -303,7 +371,11 @@ describe('gateway registration and specifications', () => {
         `/api/devportal/contracts/${c.id}/invoke/increment`,
       ]),
     );
-    expect(openapi.body.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(openapi.body.components.securitySchemes.ApiKeyAuth).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
   });
 });
 
@@ -315,8 +387,14 @@ describe('GraphQL', () => {
       { token: dev.token },
     );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.deployContract).toMatchObject({ status: 'deployed', network: 'testnet', middleware: { registered: false } });
-    const bad = await api.graphql(`mutation { compileContract(input: { source: "contract {" }) { warnings { message } } }`);
+    expect(res.body.data.deployContract).toMatchObject({
+      status: 'deployed',
+      network: 'testnet',
+      middleware: { registered: false },
+    });
+    const bad = await api.graphql(
+      `mutation { compileContract(input: { source: "contract {" }) { warnings { message } } }`,
+    );
     expect(bad.body.errors[0].extensions.code).toBe('COMPILATION_FAILED');
     expect(bad.body.errors[0].extensions.details.errors.length).toBeGreaterThan(0);
     expect(Wallet.createRandom().address).toBeTruthy();

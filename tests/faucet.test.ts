@@ -4,7 +4,7 @@ import { Client as PgClient } from 'pg';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
-import { startStack, type Stack } from './kit/stack';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;
@@ -17,15 +17,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function count(sql: string, params: unknown[]): Promise<number> {
-  const pg = new PgClient({ connectionString: stack.databaseUrl });
-  await pg.connect();
-  try {
-    return Number((await pg.query(sql, params)).rows[0].n);
-  } finally {
-    await pg.end();
-  }
-}
+const count = async (text: string, params: unknown[]) =>
+  Number((await sqlRows<{ n: string }>(stack, text, params))[0]!.n);
 
 describe('wallet balance', () => {
   it('reads the balance of any address on either network, testnet by default', async () => {
@@ -52,7 +45,9 @@ describe('wallet balance', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
     }
-    const net = await api.get(`/api/devportal/wallets/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/balance?network=devnet`);
+    const net = await api.get(
+      `/api/devportal/wallets/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/balance?network=devnet`,
+    );
     expect(net.status).toBe(400);
     expect(net.body.error.code).toBe('INVALID_NETWORK');
   });
@@ -115,7 +110,9 @@ describe('faucet', () => {
     expect(await providerOf(stack, 'testnet').getBalance(other.walletAddress)).toBe(parseEther('50'));
     expect(await count('SELECT count(*) AS n FROM faucet_drips WHERE developer_id = $1', [other.developerId])).toBe(5);
 
-    const page1 = await api.get(`/api/devportal/developers/${other.developerId}/wallet-history?limit=2`, { token: other.token });
+    const page1 = await api.get(`/api/devportal/developers/${other.developerId}/wallet-history?limit=2`, {
+      token: other.token,
+    });
     expect(page1.body.items).toHaveLength(2);
     const page2 = await api.get(
       `/api/devportal/developers/${other.developerId}/wallet-history?limit=2&cursor=${page1.body.nextCursor}`,
@@ -126,7 +123,9 @@ describe('faucet', () => {
       { token: other.token },
     );
     expect(page3.body.nextCursor).toBeNull();
-    const hashes = [...page1.body.items, ...page2.body.items, ...page3.body.items].map((i: { txHash: string }) => i.txHash);
+    const hashes = [...page1.body.items, ...page2.body.items, ...page3.body.items].map(
+      (i: { txHash: string }) => i.txHash,
+    );
     expect(new Set(hashes).size).toBe(5);
   });
 

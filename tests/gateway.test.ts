@@ -1,13 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { createHash } from 'node:crypto';
 import { keccak256, parseEther } from 'ethers';
-import { Client as PgClient } from 'pg';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { COUNTER_SOURCE, KITCHEN_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { startStack, type Stack } from './kit/stack';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;
@@ -16,20 +15,20 @@ let token: { id: string; address: string; abi: unknown[] };
 let kitchen: { id: string; address: string };
 let key: string;
 
-async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new PgClient({ connectionString: stack.databaseUrl });
-  await pg.connect();
-  try {
-    return (await pg.query(sql, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
+const rows = <T>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
 
 async function deployRegistered(owner: LoggedIn, source: string, constructorArgs: unknown[] = []) {
-  const deployed = await api.post('/api/devportal/contracts/deploy', { source, constructorArgs }, { token: owner.token });
+  const deployed = await api.post(
+    '/api/devportal/contracts/deploy',
+    { source, constructorArgs },
+    { token: owner.token },
+  );
   expect(deployed.body.status).toBe('deployed');
-  const reg = await api.post(`/api/devportal/contracts/${deployed.body.id}/register-middleware`, {}, { token: owner.token });
+  const reg = await api.post(
+    `/api/devportal/contracts/${deployed.body.id}/register-middleware`,
+    {},
+    { token: owner.token },
+  );
   expect(reg.status).toBe(201);
   return deployed.body;
 }
@@ -42,8 +41,13 @@ async function newKey(owner: LoggedIn, body: Record<string, unknown> = {}) {
 
 const query = (contractId: string, method: string, args?: unknown, apiKey = key) =>
   api.post(`/api/devportal/contracts/${contractId}/query/${method}`, args === undefined ? {} : { args }, { apiKey });
-const invoke = (contractId: string, method: string, body: Record<string, unknown>, apiKey = key, headers?: Record<string, string>) =>
-  api.post(`/api/devportal/contracts/${contractId}/invoke/${method}`, body, { apiKey, headers });
+const invoke = (
+  contractId: string,
+  method: string,
+  body: Record<string, unknown>,
+  apiKey = key,
+  headers?: Record<string, string>,
+) => api.post(`/api/devportal/contracts/${contractId}/invoke/${method}`, body, { apiKey, headers });
 
 beforeAll(async () => {
   stack = await startStack();
@@ -66,7 +70,13 @@ describe('API keys', () => {
       { token: dev.token },
     );
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'ci', scopes: ['read'], contractId: token.id, projectId: null, status: 'active' });
+    expect(created.body).toMatchObject({
+      name: 'ci',
+      scopes: ['read'],
+      contractId: token.id,
+      projectId: null,
+      status: 'active',
+    });
     expect(created.body.apiKey).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
     expect(created.body.prefix).toBe(created.body.apiKey.slice(0, 12));
 
@@ -106,7 +116,11 @@ describe('API keys', () => {
       const res = await api.post(url, body, { token: dev.token });
       expect(res.status).toBe(status);
     }
-    const foreign = await api.post(`/api/devportal/developers/${other.developerId}/api-keys`, { contractId: token.id }, { token: other.token });
+    const foreign = await api.post(
+      `/api/devportal/developers/${other.developerId}/api-keys`,
+      { contractId: token.id },
+      { token: other.token },
+    );
     expect(foreign.status).toBe(404);
     expect((await api.post(url, {}, { token: other.token })).status).toBe(403);
     expect((await api.post(url, {}, { apiKey: key })).status).toBe(401);
@@ -139,8 +153,16 @@ describe('gateway access rules, in order', () => {
     const othersKey = (await newKey(other)).apiKey;
     const restricted = (await newKey(dev, { contractId: kitchen.id })).apiKey;
     const readOnly = (await newKey(dev, { scopes: ['read'] })).apiKey;
-    const unregistered = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token })).body;
-    const compiledOnly = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE, network: 'mainnet' }, { token: dev.token })).body;
+    const unregistered = (
+      await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token })
+    ).body;
+    const compiledOnly = (
+      await api.post(
+        '/api/devportal/contracts/deploy',
+        { source: COUNTER_SOURCE, network: 'mainnet' },
+        { token: dev.token },
+      )
+    ).body;
 
     const cases: Array<[Promise<{ status: number; body: any }>, number, string]> = [
       [api.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}), 401, 'INVALID_API_KEY'],
@@ -176,7 +198,10 @@ describe('query', () => {
       ['pair', { count: '7', name: 'seven' }],
       ['unnamed', ['1', false]],
       ['fixedArr', ['1', '2', '3']],
-      ['order', { buyer: kitchen.address, amounts: ['1', (2n ** 200n).toString()], ref: `0x${'2a'.padStart(64, '0')}` }],
+      [
+        'order',
+        { buyer: kitchen.address, amounts: ['1', (2n ** 200n).toString()], ref: `0x${'2a'.padStart(64, '0')}` },
+      ],
       ['stored', '0'],
     ];
     for (const [method, result] of expectations) {
@@ -205,10 +230,18 @@ describe('query', () => {
   it('refuses arguments that do not fit with 400 INVALID_ARGUMENT naming them', async () => {
     const wrong = await query(token.id, 'balanceOf', ['0x1234']);
     expect(wrong.status).toBe(400);
-    expect(wrong.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { index: 0, name: 'account', type: 'address' } });
+    expect(wrong.body.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { index: 0, name: 'account', type: 'address' },
+    });
     const count = await query(token.id, 'balanceOf', []);
     expect(count.body.error.code).toBe('INVALID_ARGUMENT');
-    const unsafe = await query(kitchen.id, 'echo', [{ buyer: dev.walletAddress, amounts: [2 ** 60], ref: `0x${'00'.repeat(32)}` }, 1, '0x01020304', []]);
+    const unsafe = await query(kitchen.id, 'echo', [
+      { buyer: dev.walletAddress, amounts: [2 ** 60], ref: `0x${'00'.repeat(32)}` },
+      1,
+      '0x01020304',
+      [],
+    ]);
     expect(unsafe.body.error.code).toBe('INVALID_ARGUMENT');
     const notArray = await query(token.id, 'balanceOf', 'x');
     expect(notArray.status).toBe(400);
@@ -228,7 +261,10 @@ describe('query', () => {
   it('handles overloaded functions by signature', async () => {
     const ambiguous = await invoke(kitchen.id, 'set', { args: ['1'] });
     expect(ambiguous.status).toBe(400);
-    expect(ambiguous.body.error).toMatchObject({ code: 'AMBIGUOUS_METHOD', details: { signatures: expect.arrayContaining(['set(uint256)', 'set(string)']) } });
+    expect(ambiguous.body.error).toMatchObject({
+      code: 'AMBIGUOUS_METHOD',
+      details: { signatures: expect.arrayContaining(['set(uint256)', 'set(string)']) },
+    });
     const bySignature = await invoke(kitchen.id, encodeURIComponent('set(uint256)'), { args: ['77'] });
     expect(bySignature.status).toBe(201);
     expect((await query(kitchen.id, 'stored')).body.result).toBe('77');
@@ -243,7 +279,12 @@ describe('invoke', () => {
     const other = await login(api, stack.ca);
     const res = await invoke(token.id, 'transfer', { args: [other.walletAddress, '250'] });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), blockNumber: expect.any(Number), gasUsed: expect.stringMatching(/^\d+$/), status: 'success' });
+    expect(res.body).toEqual({
+      txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      blockNumber: expect.any(Number),
+      gasUsed: expect.stringMatching(/^\d+$/),
+      status: 'success',
+    });
     const receipt = await providerOf(stack, 'testnet').getTransactionReceipt(res.body.txHash);
     expect(receipt!.from).toBe(dev.walletAddress);
     expect(receipt!.gasUsed.toString()).toBe(res.body.gasUsed);
@@ -256,8 +297,13 @@ describe('invoke', () => {
     const res = await invoke(token.id, 'burnExactly', { args: ['999999999999'] });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('EXECUTION_REVERTED');
-    expect(res.body.error.details.error).toMatchObject({ name: 'NotEnough', args: ['999999999999', expect.any(String)] });
-    const onlyOwner = await invoke(token.id, 'transferOwnership', { args: ['0x0000000000000000000000000000000000000000'] });
+    expect(res.body.error.details.error).toMatchObject({
+      name: 'NotEnough',
+      args: ['999999999999', expect.any(String)],
+    });
+    const onlyOwner = await invoke(token.id, 'transferOwnership', {
+      args: ['0x0000000000000000000000000000000000000000'],
+    });
     expect(onlyOwner.status).toBe(422);
     expect(onlyOwner.body.error.details.error.name).toBe('OwnableInvalidOwner');
     expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonceBefore);
@@ -280,7 +326,10 @@ describe('invoke', () => {
     const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
     const body = { args: [token.address, '1'] };
     const headers = { 'Idempotency-Key': `order-${Date.now()}` };
-    const [a, b] = await Promise.all([invoke(token.id, 'transfer', body, key, headers), invoke(token.id, 'transfer', body, key, headers)]);
+    const [a, b] = await Promise.all([
+      invoke(token.id, 'transfer', body, key, headers),
+      invoke(token.id, 'transfer', body, key, headers),
+    ]);
     const c = await invoke(token.id, 'transfer', body, key, headers);
     expect(a.status).toBe(201);
     expect(b.body).toEqual(a.body);
@@ -294,7 +343,11 @@ describe('invoke', () => {
   it('lands 50 concurrent invokes from one wallet with consecutive nonces', async () => {
     const provider = providerOf(stack, 'testnet');
     const start = await provider.getTransactionCount(dev.walletAddress);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => invoke(kitchen.id, encodeURIComponent('set(uint256)'), { args: [String(i)] })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        invoke(kitchen.id, encodeURIComponent('set(uint256)'), { args: [String(i)] }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
     expect(results.map((r) => r.body.status)).toEqual(Array(50).fill('success'));
     const nonces = await Promise.all(results.map(async (r) => (await provider.getTransaction(r.body.txHash))!.nonce));
@@ -314,7 +367,8 @@ describe('several instances on one database', () => {
   it('refuses a revoked key on the other instance from the very next request', async () => {
     const siblingApi = client(sibling.url);
     const k = await newKey(dev);
-    const call = (c: Client) => c.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}, { apiKey: k.apiKey });
+    const call = (c: Client) =>
+      c.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}, { apiKey: k.apiKey });
     expect((await call(siblingApi)).status).toBe(201);
     expect((await call(siblingApi)).status).toBe(201);
     expect((await api.del(`/api/devportal/api-keys/${k.id}`, { token: dev.token })).status).toBe(200);
@@ -328,7 +382,11 @@ describe('several instances on one database', () => {
     const provider = providerOf(stack, 'testnet');
     const start = await provider.getTransactionCount(dev.walletAddress);
     const send = (c: Client, i: number) =>
-      c.post(`/api/devportal/contracts/${kitchen.id}/invoke/${encodeURIComponent('set(uint256)')}`, { args: [String(i)] }, { apiKey: key });
+      c.post(
+        `/api/devportal/contracts/${kitchen.id}/invoke/${encodeURIComponent('set(uint256)')}`,
+        { args: [String(i)] },
+        { apiKey: key },
+      );
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? siblingApi : api, i)));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     const nonces = await Promise.all(results.map(async (r) => (await provider.getTransaction(r.body.txHash))!.nonce));
@@ -369,9 +427,25 @@ describe('analytics', () => {
     expect(Number(totals.gasUsed)).toBeGreaterThan(0);
     expect(totals.p95LatencyMs).toBeGreaterThan(0);
     expect(daily).toHaveLength(14);
-    expect(daily[13]).toMatchObject({ date: new Date().toISOString().slice(0, 10), requests: 6, queries: 4, invokes: 2, errors: 2 });
+    expect(daily[13]).toMatchObject({
+      date: new Date().toISOString().slice(0, 10),
+      requests: 6,
+      queries: 4,
+      invokes: 2,
+      errors: 2,
+    });
     expect(daily.slice(0, 13).every((d: { requests: number }) => d.requests === 0)).toBe(true);
-    expect(byContract).toEqual([{ contractId: counter.id, name: 'Counter', requests: 6, queries: 4, invokes: 2, errors: 2, gasUsed: totals.gasUsed }]);
+    expect(byContract).toEqual([
+      {
+        contractId: counter.id,
+        name: 'Counter',
+        requests: 6,
+        queries: 4,
+        invokes: 2,
+        errors: 2,
+        gasUsed: totals.gasUsed,
+      },
+    ]);
     expect(byApiKey).toEqual(
       expect.arrayContaining([
         { keyId: k1.id, name: 'one', prefix: k1.prefix, requests: 4, errors: 0 },
@@ -391,7 +465,9 @@ describe('analytics', () => {
       const r = await api.get(`/api/devportal/developers/${a.developerId}/analytics?days=${bad}`, { token: a.token });
       expect(r.status).toBe(400);
     }
-    expect((await api.get(`/api/devportal/developers/${a.developerId}/analytics`, { token: dev.token })).status).toBe(403);
+    expect((await api.get(`/api/devportal/developers/${a.developerId}/analytics`, { token: dev.token })).status).toBe(
+      403,
+    );
   });
 
   it('keeps lastUsedAt without a write per request', async () => {
@@ -405,11 +481,21 @@ describe('analytics', () => {
 
 describe('GraphQL', () => {
   it('serves queryContract and invokeContract with the API key', async () => {
-    const q = await api.graphql(`mutation($id: ID!) { queryContract(id: $id, method: "balanceOf", args: ["${dev.walletAddress}"]) { result } }`, { id: token.id }, { apiKey: key });
+    const q = await api.graphql(
+      `mutation($id: ID!) { queryContract(id: $id, method: "balanceOf", args: ["${dev.walletAddress}"]) { result } }`,
+      { id: token.id },
+      { apiKey: key },
+    );
     expect(q.body.data.queryContract.result).toEqual(expect.stringMatching(/^\d+$/));
-    const i = await api.graphql(`mutation($id: ID!) { invokeContract(id: $id, method: "set(uint256)", args: ["5"]) { status blockNumber } }`, { id: kitchen.id }, { apiKey: key });
+    const i = await api.graphql(
+      `mutation($id: ID!) { invokeContract(id: $id, method: "set(uint256)", args: ["5"]) { status blockNumber } }`,
+      { id: kitchen.id },
+      { apiKey: key },
+    );
     expect(i.body.data.invokeContract.status).toBe('success');
-    const denied = await api.graphql(`mutation($id: ID!) { queryContract(id: $id, method: "flag") { result } }`, { id: kitchen.id });
+    const denied = await api.graphql(`mutation($id: ID!) { queryContract(id: $id, method: "flag") { result } }`, {
+      id: kitchen.id,
+    });
     expect(denied.body.errors[0].extensions.code).toBe('INVALID_API_KEY');
   });
 });

@@ -1,23 +1,14 @@
 import { Wallet, parseEther } from 'ethers';
-import { Client as PgClient } from 'pg';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
-import { startStack, type Stack } from './kit/stack';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;
 let dev: LoggedIn;
 
-async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new PgClient({ connectionString: stack.databaseUrl });
-  await pg.connect();
-  try {
-    return (await pg.query(text, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
+const sql = <T>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
 
 beforeAll(async () => {
   stack = await startStack();
@@ -64,7 +55,10 @@ describe('transaction tracker', () => {
     await stack.app.services.tracker.tick();
     await provider.waitForTransaction(hash, 1, 10_000);
     await stack.app.services.tracker.tick();
-    const [row] = await sql<{ status: string; block_number: string }>(`SELECT status, block_number FROM chain_transactions WHERE tx_hash = $1`, [hash]);
+    const [row] = await sql<{ status: string; block_number: string }>(
+      `SELECT status, block_number FROM chain_transactions WHERE tx_hash = $1`,
+      [hash],
+    );
     expect(row).toMatchObject({ status: 'success' });
     expect(Number(row!.block_number)).toBeGreaterThan(0);
   });

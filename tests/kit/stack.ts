@@ -79,3 +79,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
   };
 }
+
+/** Runs one SQL statement against a stack's database (to check what the service stored). */
+export async function sqlRows<T>(stack: Stack, text: string, params: unknown[] = []): Promise<T[]> {
+  const pg = new Client({ connectionString: stack.databaseUrl });
+  await pg.connect();
+  try {
+    return (await pg.query(text, params)).rows as T[];
+  } finally {
+    await pg.end();
+  }
+}
