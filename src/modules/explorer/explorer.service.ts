@@ -69,8 +69,9 @@ export interface ExplorerConfig {
 const MAX_QUEUED_BLOCKS = 256;
 /** The index serves address activity while it is at most this many blocks behind the head. */
 const MAX_INDEX_LAG_FOR_ACTIVITY = 10;
-/** Blocks fetched per round of an RPC scan. */
-const SCAN_CHUNK = 250;
+/** Blocks read in the first round of an RPC scan; each round reads twice as many, up to SCAN_CHUNK_MAX. */
+const SCAN_CHUNK_FIRST = 50;
+const SCAN_CHUNK_MAX = 800;
 /** The watcher's latest block stands in for eth_blockNumber while younger than this. */
 const HEAD_FRESH_MS = 1_500;
 /** Re-ask a node that lacked qbft_getValidatorsByBlockNumber after this long. */
@@ -161,10 +162,14 @@ export class ExplorerService {
     const release = this.watchers[network].retain();
     return boundedFeed(pubSub.subscribe('LIVE_BLOCKS', this.liveTopic(network)), {
       max: MAX_QUEUED_BLOCKS,
+      // graphql-ws reports an error of the event stream with its message and `extensions` only.
       overflowError: () =>
-        new AppError(
-          'RATE_LIMITED',
-          `The subscriber fell more than ${MAX_QUEUED_BLOCKS} blocks behind and was dropped; subscribe again`,
+        Object.assign(
+          new AppError(
+            'RATE_LIMITED',
+            `The subscriber fell more than ${MAX_QUEUED_BLOCKS} blocks behind and was dropped; subscribe again`,
+          ),
+          { extensions: { code: 'RATE_LIMITED' } },
         ),
       onEnd: release,
     });
@@ -504,7 +509,7 @@ export class ExplorerService {
 
   /**
    * Address activity from the node: the newest `blocks` blocks, read newest first in rounds of
-   * SCAN_CHUNK, stopping once `limit` transactions are found; receipts only for those.
+   * growing rounds, stopping once `limit` transactions are found; receipts only for those.
    */
   private async scanActivity(
     network: Network,
@@ -516,8 +521,10 @@ export class ExplorerService {
     const self = address.toLowerCase();
     const lowest = Math.max(0, head - blocks + 1);
     const found: Array<{ tx: RpcTransaction; timestamp: number }> = [];
-    for (let to = head; to >= lowest && found.length < limit; to -= SCAN_CHUNK) {
-      const from = Math.max(lowest, to - SCAN_CHUNK + 1);
+    let to = head;
+    let chunk = SCAN_CHUNK_FIRST;
+    while (to >= lowest && found.length < limit) {
+      const from = Math.max(lowest, to - chunk + 1);
       const numbers = Array.from({ length: to - from + 1 }, (_, i) => to - i);
       const fetched = await this.reader.blocks(network, numbers, true);
       for (const block of fetched) {
@@ -531,6 +538,8 @@ export class ExplorerService {
           if (matches) found.push({ tx, timestamp });
         }
       }
+      to = from - 1;
+      chunk = Math.min(SCAN_CHUNK_MAX, chunk * 2);
     }
     const top = found.slice(0, limit);
     const receipts = await this.reader.receiptsOf(
