@@ -30,6 +30,26 @@ interface JsonSchema {
   [key: string]: unknown;
 }
 
+/**
+ * GraphQL nullable fields of output types are present in every response, as `null` when empty:
+ * OpenAPI 3.0 must say `nullable` (on a `$ref`, through `allOf`, since siblings of `$ref` are
+ * ignored), or generated clients get types that real responses break.
+ */
+function markNullableFields(schemas: Record<string, unknown>, outputTypes: ReadonlySet<string>): void {
+  for (const [name, schema] of Object.entries(schemas) as Array<[string, JsonSchema]>) {
+    if (!outputTypes.has(name) || !schema.properties) continue;
+    for (const [prop, value] of Object.entries(schema.properties) as Array<[string, JsonSchema]>) {
+      if (schema.required?.includes(prop)) continue;
+      if (typeof value.$ref === 'string') {
+        const { $ref, ...rest } = value;
+        schema.properties[prop] = { ...rest, allOf: [{ $ref }], nullable: true };
+      } else {
+        value.nullable = true;
+      }
+    }
+  }
+}
+
 const TITLES: Record<RestArea, string> = {
   devportal: 'Developer portal and contract gateway',
   explorer: 'Explorer',
@@ -68,10 +88,15 @@ export function buildOpenApiDocument(opts: {
   generated: OpenApiDocument;
   routes: readonly RestRoute[];
   inputTypes: Map<string, string>;
+  /** Arguments with a default value, by field: optional for clients whatever their GraphQL type. */
+  defaultedArgs?: Map<string, string[]>;
+  /** Object (output) types, whose nullable fields answer null. */
+  outputTypes?: ReadonlySet<string>;
   servers: string[];
 }): OpenApiDocument {
   const base = AREA_BASE[opts.area];
   const generated = structuredClone(opts.generated);
+  markNullableFields(generated.components.schemas, opts.outputTypes ?? new Set());
   const paths: OpenApiDocument['paths'] = {};
   for (const route of opts.routes) {
     const key = Object.keys(generated.paths).find(
@@ -83,7 +108,12 @@ export function buildOpenApiDocument(opts: {
     op.summary = route.summary;
     op.tags = [opts.area];
     op.security = SECURITY[route.auth];
-    op.parameters = (op.parameters ?? []).filter((p) => p.in !== 'path');
+    const defaulted = opts.defaultedArgs?.get(route.field) ?? [];
+    // A POST takes its arguments in the JSON body; SOFA also lists them as query parameters.
+    op.parameters = (op.parameters ?? []).filter(
+      (p) => p.in !== 'path' && !(route.method === 'POST' && p.in === 'query'),
+    );
+    for (const p of op.parameters) if (defaulted.includes(p.name)) p.required = false;
     for (const name of pathParams) {
       op.parameters.unshift({ name, in: 'path', required: true, schema: { type: 'string' } });
     }
@@ -98,7 +128,9 @@ export function buildOpenApiDocument(opts: {
       };
     } else if (body?.properties) {
       for (const name of pathParams) delete body.properties[name];
-      body.required = (body.required ?? []).filter((r) => !pathParams.includes(r));
+      body.required = (body.required ?? []).filter((r) => !pathParams.includes(r) && !defaulted.includes(r));
+      // OpenAPI 3.0 (JSON Schema draft 4) refuses an empty `required`.
+      if (body.required.length === 0) delete body.required;
       if (Object.keys(body.properties).length === 0) delete op.requestBody;
     }
     const ok = successStatus(route);
