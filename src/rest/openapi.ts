@@ -158,7 +158,12 @@ export function buildOpenApiDocument(opts: {
     paths,
     components: {
       schemas: {
-        ...generated.components.schemas,
+        // The root operation types are SOFA's bookkeeping, not shapes any route sends or returns.
+        ...Object.fromEntries(
+          Object.entries(generated.components.schemas).filter(
+            ([name]) => !['Query', 'Mutation', 'Subscription'].includes(name),
+          ),
+        ),
         Error: {
           type: 'object',
           required: ['error'],
