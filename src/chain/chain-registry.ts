@@ -155,6 +155,18 @@ function hostOf(url: string): string {
 }
 
 /**
+ * UPSTREAM_RPC_ERROR when `err` is a node that did not answer (refused, reset, timed out, 5xx) on a
+ * call made straight on a provider; undefined for anything else (a revert, a node's refusal). Raw
+ * socket errors must not reach the error map, where they would pass for the database's.
+ */
+export function nodeUnreachableError(network: Network, err: unknown): AppError | undefined {
+  if (isAppError(err) || !isTransient(err)) return undefined;
+  return new AppError('UPSTREAM_RPC_ERROR', `The ${network} node did not answer (${describeFailure(err)})`, {
+    network,
+  });
+}
+
+/**
  * A JsonRpcProvider that sends nothing to a node before that node has reported the expected chain
  * id, so a node that was down at start is checked on first contact, whichever code path makes it.
  */

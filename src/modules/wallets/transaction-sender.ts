@@ -1,6 +1,6 @@
 import { Transaction, type Interface, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ChainRegistry } from '../../chain/chain-registry';
+import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert, isInsufficientFunds } from '../../chain/revert-decoder';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
@@ -117,7 +117,7 @@ export class TransactionSender {
   }
 
   /** Turns a node error into the domain error the caller should see. */
-  translate(e: unknown, req: Pick<SendRequest, 'iface' | 'signer'>): unknown {
+  translate(e: unknown, req: Pick<SendRequest, 'network' | 'iface' | 'signer'>): unknown {
     if (e instanceof AppError) return e;
     if (isInsufficientFunds(e)) {
       return new AppError('INSUFFICIENT_FUNDS', `The wallet ${req.signer.address} cannot pay for this transaction`, {
@@ -132,7 +132,7 @@ export class TransactionSender {
         ...(revert.panicCode !== undefined ? { panicCode: revert.panicCode } : {}),
       });
     }
-    return e;
+    return nodeUnreachableError(req.network, e) ?? e;
   }
 
   /**
@@ -146,7 +146,12 @@ export class TransactionSender {
 
   private async fees(req: SendRequest, gasLimit: bigint): Promise<FeeFields> {
     const provider = this.chains.provider(req.network);
-    const [feeData, balance] = await Promise.all([provider.getFeeData(), provider.getBalance(req.signer.address)]);
+    const [feeData, balance] = await Promise.all([
+      provider.getFeeData(),
+      provider.getBalance(req.signer.address),
+    ]).catch((e: unknown) => {
+      throw this.translate(e, req);
+    });
     const eip1559 = feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
     const pricePerGas = (eip1559 ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
     const required = gasLimit * pricePerGas + (req.value ?? 0n);
@@ -170,7 +175,9 @@ export class TransactionSender {
       [req.network, req.signer.address],
     )) as Array<{ last: string | null }>;
     const recorded = row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
-    const onChain = await provider.getTransactionCount(req.signer.address, 'pending');
+    const onChain = await provider.getTransactionCount(req.signer.address, 'pending').catch((e: unknown) => {
+      throw this.translate(e, req);
+    });
     return Math.max(recorded, onChain);
   }
 
@@ -262,7 +269,7 @@ export class TransactionSender {
       receipt = await provider.waitForTransaction(txHash, 1, timeoutMs);
     } catch (e) {
       if ((e as { code?: string }).code === 'TIMEOUT') return null;
-      throw e;
+      throw nodeUnreachableError(network, e) ?? e;
     }
     if (!receipt) return null;
     return this.recordReceipt(network, receipt);
