@@ -169,6 +169,50 @@ describe('several instances on one database', () => {
     expect(leaders('testnet')).toEqual([other]);
     await expectContiguous('testnet');
   }, 60_000);
+
+  it('hands over when the holder dies (its session ends): one new holder, the index stays whole', async () => {
+    await startInstance(); // a standby, so that there is someone to take over
+    const lockHolders = `
+      SELECT pid FROM pg_locks
+      WHERE locktype = 'advisory' AND classid = 7991002 AND objid = 17991 AND granted
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+    const before = Number((await state('testnet'))!.last_block);
+    const [{ pid }] = (await pg.query(lockHolders)).rows;
+    // What a crash looks like to PostgreSQL: the session ends, and its advisory locks with it.
+    await pg.query('SELECT pg_terminate_backend($1)', [pid]);
+    await indexedTo('testnet', before + 3);
+    const holders = (await pg.query(lockHolders)).rows;
+    expect(holders).toHaveLength(1);
+    expect(holders[0].pid).not.toBe(pid);
+    await waitFor('one instance believing it indexes', () => (leaders('testnet').length === 1 ? true : undefined));
+    await expectContiguous('testnet');
+  }, 30_000);
+});
+
+describe('INDEXER_START_BLOCK', () => {
+  it('starts a new index at the configured block', async () => {
+    const other = await createTestDatabase();
+    const head = await testnet.getBlockNumber();
+    const start = Math.max(1, head - 3);
+    const instance = await startInstance({ DATABASE_URL: other.url, INDEXER_START_BLOCK: String(start) });
+    const pg2 = new PgClient({ connectionString: other.url });
+    await pg2.connect();
+    try {
+      const row = await waitFor('index started', async () => {
+        const r = (
+          await pg2.query(`SELECT first_block, last_block FROM explorer_index_state WHERE network = 'testnet'`)
+        ).rows[0];
+        return r && Number(r.last_block) >= head ? r : undefined;
+      });
+      expect(Number(row.first_block)).toBe(start);
+      const blocks = await pg2.query(`SELECT min(number)::int AS min FROM explorer_blocks WHERE network = 'testnet'`);
+      expect(blocks.rows[0].min).toBe(start);
+    } finally {
+      await pg2.end();
+      await stopInstance(instance);
+      await other.drop();
+    }
+  }, 30_000);
 });
 
 describe('restarts', () => {
