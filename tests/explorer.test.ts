@@ -608,6 +608,37 @@ describe('verified assets', () => {
       expect((await api.get(`/api/explorer/verified-assets/recent?limit=${bad}`)).status).toBe(400);
     }
   });
+
+  it('gets to a new token even behind many newer approved contracts that are not tokens', async () => {
+    const ownerId = (await pg.query(`SELECT owner_id FROM contracts WHERE id = $1`, [contractIds.token])).rows[0]
+      .owner_id;
+    const lateToken = await insertContract({
+      name: 'LateToken',
+      network: 'mainnet',
+      address: token,
+      c: compiled.ExplorerToken,
+      approved: true,
+      ownerId,
+    });
+    await pg.query(`UPDATE contracts SET deployed_at = now() - interval '1 hour' WHERE id = $1`, [lateToken]);
+    for (let i = 0; i < 25; i++) {
+      await insertContract({
+        name: `Filler${i}`,
+        network: 'mainnet',
+        address: pinger,
+        c: compiled.Pinger,
+        approved: true,
+        ownerId,
+      });
+    }
+    const ids: string[] = [];
+    for (let call = 0; call < 3 && !ids.includes(lateToken); call++) {
+      const res = await api.get('/api/explorer/verified-assets/recent?limit=100');
+      ids.splice(0, ids.length, ...res.body.assets.map((a: any) => a.contractId));
+    }
+    expect(ids).toContain(lateToken);
+    expect(ids).toContain(contractIds.token);
+  });
 });
 
 describe('GraphQL', () => {

@@ -216,7 +216,8 @@ export class PortalContracts {
        ORDER BY c.deployed_at DESC NULLS LAST LIMIT $1`,
       [CHECKS_PER_REQUEST],
     );
-    const candidates = unchecked.map(toContract).filter((c) => detectTokenStandard(c.abi) !== null);
+    // Every candidate gets a stored check, tokens or not, so that the same ones are not picked again.
+    const candidates = unchecked.map(toContract);
     if (candidates.length > 0 && this.reader.isAvailable('mainnet')) {
       await Promise.all(
         candidates.map((c) =>
