@@ -53,7 +53,14 @@ const jsonValue = fc.letrec((tie) => ({
     fc.constantFrom(null, true, false, 0, -1, 2 ** 53 + 1, 1e308, -0.5, Number.MAX_SAFE_INTEGER),
     nasty,
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'args', 'name', 'network', 'source', 'scopes'), fc.string()), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.oneof(
+        fc.constantFrom('__proto__', 'constructor', 'prototype', 'args', 'name', 'network', 'source', 'scopes'),
+        fc.string(),
+      ),
+      tie('value'),
+      { maxKeys: 5 },
+    ),
   ),
 })).value;
 
@@ -97,37 +104,65 @@ afterAll(async () => {
 function check(res: { status: number; body: any }, label: string) {
   if (res.status >= 500) throw new Error(`${label} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
   if (res.status >= 400) {
-    expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) }) });
-    expect(JSON.stringify(res.body)).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|SELECT |postgres:\/\/|127\.0\.0\.1:\d+/);
+    expect(res.body).toEqual({
+      error: expect.objectContaining({ code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) }),
+    });
+    expect(JSON.stringify(res.body)).not.toMatch(
+      /\bat .+\.(ts|js):\d+|node_modules|SELECT |postgres:\/\/|127\.0\.0\.1:\d+/,
+    );
   }
 }
 
 describe('hostile input', () => {
   const routes = REST_ROUTES.filter((r) => !['Mutation.edsChallenge', 'Mutation.faucetDrip'].includes(r.field));
 
-  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never answers 5xx and refuses cleanly', async (_n, route: RestRoute) => {
-    await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), nasty, { maxKeys: 3 }), nasty, body, fc.boolean(), async (query, pathValue, payload, realIds) => {
-        const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
-          encodeURIComponent(realIds ? (name === 'id' ? (route.path.startsWith('/developers/') ? dev.developerId : contractId) : pathValue) : pathValue) || 'x',
-        );
-        const qs = new URLSearchParams(query as Record<string, string>).toString();
-        const url = `${AREA_BASE[route.area]}${path}${qs ? `?${qs}` : ''}`;
-        const before = route.method === 'GET' ? '' : await snapshot();
-        const res = await api.call(route.method, url, route.method === 'POST' ? payload : undefined, {
-          token: dev.token,
-          apiKey: key,
-        });
-        check(res, `${route.method} ${url}`);
-        if (res.status >= 400 && route.method !== 'GET') expect(await snapshot()).toBe(before);
-      }),
-      { numRuns: 15, interruptAfterTimeLimit: 20_000 },
-    );
-  });
+  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s never answers 5xx and refuses cleanly',
+    async (_n, route: RestRoute) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), nasty, { maxKeys: 3 }),
+          nasty,
+          body,
+          fc.boolean(),
+          async (query, pathValue, payload, realIds) => {
+            const path = route.path.replace(
+              /\{(\w+)\}/g,
+              (_m, name: string) =>
+                encodeURIComponent(
+                  realIds
+                    ? name === 'id'
+                      ? route.path.startsWith('/developers/')
+                        ? dev.developerId
+                        : contractId
+                      : pathValue
+                    : pathValue,
+                ) || 'x',
+            );
+            const qs = new URLSearchParams(query as Record<string, string>).toString();
+            const url = `${AREA_BASE[route.area]}${path}${qs ? `?${qs}` : ''}`;
+            const before = route.method === 'GET' ? '' : await snapshot();
+            const res = await api.call(route.method, url, route.method === 'POST' ? payload : undefined, {
+              token: dev.token,
+              apiKey: key,
+            });
+            check(res, `${route.method} ${url}`);
+            if (res.status >= 400 && route.method !== 'GET') expect(await snapshot()).toBe(before);
+          },
+        ),
+        { numRuns: 15, interruptAfterTimeLimit: 20_000 },
+      );
+    },
+  );
 
   it('GraphQL: random documents and random variables for every root field never cause a 5xx or an unshaped error', async () => {
-    const schema = (await api.graphql('{ __schema { queryType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } mutationType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } } }')).body.data.__schema;
-    const typeRef = (t: any): string => (t.kind === 'NON_NULL' ? `${typeRef(t.ofType)}!` : t.kind === 'LIST' ? `[${typeRef(t.ofType)}]` : t.name);
+    const schema = (
+      await api.graphql(
+        '{ __schema { queryType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } mutationType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } } }',
+      )
+    ).body.data.__schema;
+    const typeRef = (t: any): string =>
+      t.kind === 'NON_NULL' ? `${typeRef(t.ofType)}!` : t.kind === 'LIST' ? `[${typeRef(t.ofType)}]` : t.name;
     const operations = [
       ...schema.queryType.fields.map((f: any) => ['query', f] as const),
       ...schema.mutationType.fields.map((f: any) => ['mutation', f] as const),
@@ -137,26 +172,53 @@ describe('hostile input', () => {
       for (const e of res.body?.errors ?? []) expect(e.extensions?.code).toMatch(/^[A-Z_]+$/);
     };
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...operations), fc.array(jsonValue, { minLength: 3, maxLength: 6 }), async ([op, field], values) => {
-        const args = field.args as Array<{ name: string; type: unknown }>;
-        const decl = args.map((a) => `$${a.name}: ${typeRef(a.type)}`).join(', ');
-        const use = args.map((a) => `${a.name}: $${a.name}`).join(', ');
-        const query = `${op}${decl ? `(${decl})` : ''} { ${field.name}${use ? `(${use})` : ''} { __typename } }`;
-        const variables = Object.fromEntries(args.map((a, i) => [a.name, values[i % values.length]]));
-        shaped(await api.call('POST', '/graphql', { query, variables }, { token: dev.token, apiKey: key }));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...operations),
+        fc.array(jsonValue, { minLength: 3, maxLength: 6 }),
+        async ([op, field], values) => {
+          const args = field.args as Array<{ name: string; type: unknown }>;
+          const decl = args.map((a) => `$${a.name}: ${typeRef(a.type)}`).join(', ');
+          const use = args.map((a) => `${a.name}: $${a.name}`).join(', ');
+          const query = `${op}${decl ? `(${decl})` : ''} { ${field.name}${use ? `(${use})` : ''} { __typename } }`;
+          const variables = Object.fromEntries(args.map((a, i) => [a.name, values[i % values.length]]));
+          shaped(await api.call('POST', '/graphql', { query, variables }, { token: dev.token, apiKey: key }));
+        },
+      ),
       { numRuns: 150 },
     );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), nasty, fc.constantFrom('{', '}}}', 'query {', '{ a: __typename, a: __schema }', 'subscription { serverTime { now } }')), async (query) => {
-        shaped(await api.call('POST', '/graphql', { query }));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          nasty,
+          fc.constantFrom(
+            '{',
+            '}}}',
+            'query {',
+            '{ a: __typename, a: __schema }',
+            'subscription { serverTime { now } }',
+          ),
+        ),
+        async (query) => {
+          shaped(await api.call('POST', '/graphql', { query }));
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('refuses malformed bodies of every shape on a write route', async () => {
-    for (const raw of ['{', '{"a":}', '[', 'null', '1', '"s"', '\u0000', '{"__proto__": {"polluted": true}}', 'x'.repeat(100)]) {
+    for (const raw of [
+      '{',
+      '{"a":}',
+      '[',
+      'null',
+      '1',
+      '"s"',
+      '\u0000',
+      '{"__proto__": {"polluted": true}}',
+      'x'.repeat(100),
+    ]) {
       const res = await api.call('POST', '/api/devportal/projects', undefined, { raw, token: dev.token });
       check(res, raw);
       expect(res.status).toBe(400);
