@@ -38,10 +38,10 @@ async function main(): Promise<void> {
   try {
     await runMigrations(ds);
     const developerId = randomUUID();
-    await ds.query(`INSERT INTO developers (id, identity_key, display_name, subject) VALUES ($1, $2, 'Bench', 'CN=Bench')`, [
-      developerId,
-      `sn:${developerId}`,
-    ]);
+    await ds.query(
+      `INSERT INTO developers (id, identity_key, display_name, subject) VALUES ($1, $2, 'Bench', 'CN=Bench')`,
+      [developerId, `sn:${developerId}`],
+    );
     const keys = Array.from({ length: 5 }, () => randomUUID());
     const contracts = Array.from({ length: 3 }, () => randomUUID());
     const recorder = new UsageRecorder(ds, logger);
@@ -68,7 +68,8 @@ async function main(): Promise<void> {
     const analytics = new AnalyticsService(ds, auth, new UsageRecorder(ds, logger));
     const token = new AccessTokens(TEST_JWT_SECRET).issue(developerId).accessToken;
     const served = await analytics.analytics({ bearer: token }, developerId, 14);
-    if (served.totals.requests !== CALLS) throw new Error(`expected ${CALLS} requests, analytics counted ${served.totals.requests}`);
+    if (served.totals.requests !== CALLS)
+      throw new Error(`expected ${CALLS} requests, analytics counted ${served.totals.requests}`);
 
     const service = await time(() => analytics.analytics({ bearer: token }, developerId, 14));
     const scan = await time(() =>

@@ -11,9 +11,16 @@ async function main(): Promise<void> {
   try {
     const { api, dev } = stack;
     await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
-    const token = (await api.post('/api/devportal/contracts/deploy', { source: TOKEN_SOURCE, constructorArgs: ['1000000'] }, { token: dev.token })).body;
+    const token = (
+      await api.post(
+        '/api/devportal/contracts/deploy',
+        { source: TOKEN_SOURCE, constructorArgs: ['1000000'] },
+        { token: dev.token },
+      )
+    ).body;
     await api.post(`/api/devportal/contracts/${token.id}/register-middleware`, {}, { token: dev.token });
-    const key = (await api.post(`/api/devportal/developers/${dev.developerId}/api-keys`, {}, { token: dev.token })).body.apiKey as string;
+    const key = (await api.post(`/api/devportal/developers/${dev.developerId}/api-keys`, {}, { token: dev.token })).body
+      .apiKey as string;
     const data = new Interface(token.abi).encodeFunctionData('balanceOf', [dev.walletAddress]);
 
     const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -21,7 +28,12 @@ async function main(): Promise<void> {
     results.push(
       await load('node eth_call (baseline)', {
         url: stack.nodes.testnet.url,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: token.address, data }, 'latest'] }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_call',
+          params: [{ to: token.address, data }, 'latest'],
+        }),
         seconds,
       }),
     );
@@ -48,7 +60,11 @@ async function main(): Promise<void> {
     const started = Date.now();
     const invokes = await Promise.all(
       Array.from({ length: 100 }, () =>
-        api.post(`/api/devportal/contracts/${token.id}/invoke/transfer`, { args: [token.address, '1'] }, { apiKey: key }),
+        api.post(
+          `/api/devportal/contracts/${token.id}/invoke/transfer`,
+          { args: [token.address, '1'] },
+          { apiKey: key },
+        ),
       ),
     );
     const invokeSeconds = (Date.now() - started) / 1000;
@@ -60,9 +76,13 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|---|---|---|');
     for (const r of results) {
       const ratio = (r.requestsPerSecond / base.requestsPerSecond).toFixed(2);
-      console.log(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${ratio} | ${r === base ? '-' : `${r.p50 - base.p50} ms`} |`);
+      console.log(
+        `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${ratio} | ${r === base ? '-' : `${r.p50 - base.p50} ms`} |`,
+      );
     }
-    console.log(`\n100 concurrent invokes from one wallet: ${succeeded}/100 succeeded in ${invokeSeconds.toFixed(2)} s`);
+    console.log(
+      `\n100 concurrent invokes from one wallet: ${succeeded}/100 succeeded in ${invokeSeconds.toFixed(2)} s`,
+    );
   } finally {
     await stack.stop();
   }

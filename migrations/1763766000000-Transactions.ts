@@ -32,8 +32,12 @@ export class Transactions1763766000000 implements MigrationInterface {
     await q.query(
       `CREATE UNIQUE INDEX chain_transactions_nonce_idx ON chain_transactions (network, from_address, nonce) WHERE status <> 'dropped'`,
     );
-    await q.query(`CREATE INDEX chain_transactions_to_idx ON chain_transactions (network, to_address, created_at DESC)`);
-    await q.query(`CREATE INDEX chain_transactions_pending_idx ON chain_transactions (created_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX chain_transactions_to_idx ON chain_transactions (network, to_address, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX chain_transactions_pending_idx ON chain_transactions (created_at) WHERE status = 'pending'`,
+    );
     await q.query(`
       CREATE TABLE faucet_drips (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

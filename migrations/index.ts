@@ -5,4 +5,10 @@ import { Transactions1763766000000 } from './1763766000000-Transactions';
 import { ApiKeys1763767000000 } from './1763767000000-ApiKeys';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
-export const MIGRATIONS = [Accounts1763760000000, Contracts1763765000000, Transactions1763766000000, ApiKeys1763767000000, Explorer1763770000000];
+export const MIGRATIONS = [
+  Accounts1763760000000,
+  Contracts1763765000000,
+  Transactions1763766000000,
+  ApiKeys1763767000000,
+  Explorer1763770000000,
+];

@@ -9,6 +9,25 @@ import { ChainTransactionEntity } from '../modules/wallets/chain-transaction.ent
 import { CustodialWalletEntity } from '../modules/wallets/custodial-wallet.entity';
 
 /** Every TypeORM entity of the service; each lives beside its domain in src/modules. */
-export const ENTITIES = [DeveloperEntity, LoginChallengeEntity, CustodialWalletEntity, ProjectEntity, ContractEntity, ChainTransactionEntity, FaucetDripEntity, ApiKeyEntity, ...EXPLORER_ENTITIES];
+export const ENTITIES = [
+  DeveloperEntity,
+  LoginChallengeEntity,
+  CustodialWalletEntity,
+  ProjectEntity,
+  ContractEntity,
+  ChainTransactionEntity,
+  FaucetDripEntity,
+  ApiKeyEntity,
+  ...EXPLORER_ENTITIES,
+];
 
-export { DeveloperEntity, LoginChallengeEntity, CustodialWalletEntity, ProjectEntity, ContractEntity, ChainTransactionEntity, FaucetDripEntity, ApiKeyEntity };
+export {
+  DeveloperEntity,
+  LoginChallengeEntity,
+  CustodialWalletEntity,
+  ProjectEntity,
+  ContractEntity,
+  ChainTransactionEntity,
+  FaucetDripEntity,
+  ApiKeyEntity,
+};

@@ -38,7 +38,14 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
   const dataDir = mkdtempSync(path.join(tmpdir(), 'devportal-proc-'));
   const port = await freePort();
   const proc = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      ...env,
+      PORT: String(port),
+    },
   });
   let out = '';
   const keep = (d: Buffer) => {
@@ -52,7 +59,10 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`service exited:\n${out}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > until) {
       proc.kill('SIGKILL');

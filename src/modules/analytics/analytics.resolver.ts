@@ -4,10 +4,13 @@ import { Analytics } from './analytics.types';
 
 @Resolver()
 export class AnalyticsResolver {
-  @Query(() => Analytics, { description: "Gateway usage of the caller's keys over the last `days` days (developer token, own id)." })
+  @Query(() => Analytics, {
+    description: "Gateway usage of the caller's keys over the last `days` days (developer token, own id).",
+  })
   analytics(
     @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
-    @Arg('days', () => Int, { nullable: true, description: 'Window in days, 1 to 90; default 14.' }) days: number | null,
+    @Arg('days', () => Int, { nullable: true, description: 'Window in days, 1 to 90; default 14.' })
+    days: number | null,
     @Ctx() ctx: RequestContext,
   ): Promise<Analytics> {
     return ctx.services.analytics.analytics(ctx.credentials, id, days);

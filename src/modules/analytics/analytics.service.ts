@@ -109,14 +109,14 @@ export class AnalyticsService {
     const [contracts, keys] = await Promise.all([
       byContractTally.size === 0
         ? []
-        : (this.ds.query('SELECT id, name FROM contracts WHERE id = ANY($1::uuid[])', [[...byContractTally.keys()]]) as Promise<
-            Array<{ id: string; name: string }>
-          >),
+        : (this.ds.query('SELECT id, name FROM contracts WHERE id = ANY($1::uuid[])', [
+            [...byContractTally.keys()],
+          ]) as Promise<Array<{ id: string; name: string }>>),
       byKeyTally.size === 0
         ? []
-        : (this.ds.query('SELECT id, name, prefix FROM api_keys WHERE id = ANY($1::uuid[])', [[...byKeyTally.keys()]]) as Promise<
-            Array<{ id: string; name: string | null; prefix: string }>
-          >),
+        : (this.ds.query('SELECT id, name, prefix FROM api_keys WHERE id = ANY($1::uuid[])', [
+            [...byKeyTally.keys()],
+          ]) as Promise<Array<{ id: string; name: string | null; prefix: string }>>),
     ]);
     const contractName = new Map(contracts.map((c) => [c.id, c.name]));
     const keyInfo = new Map(keys.map((k) => [k.id, k]));
@@ -124,7 +124,15 @@ export class AnalyticsService {
 
     const byContract: ContractUsage[] = [...byContractTally].map(([contractId, t]) => {
       const s = t.stats();
-      return { contractId, name: contractName.get(contractId) ?? null, requests: s.requests, queries: s.queries, invokes: s.invokes, errors: s.errors, gasUsed: s.gasUsed };
+      return {
+        contractId,
+        name: contractName.get(contractId) ?? null,
+        requests: s.requests,
+        queries: s.queries,
+        invokes: s.invokes,
+        errors: s.errors,
+        gasUsed: s.gasUsed,
+      };
     });
     const byApiKey: ApiKeyUsage[] = [...byKeyTally].map(([keyId, t]) => ({
       keyId,

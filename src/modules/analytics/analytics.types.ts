@@ -25,7 +25,8 @@ export class UsageStats {
 @ObjectType({ description: 'Usage over the whole window.' })
 export class UsageTotals extends UsageStats {
   @Field(() => Float, {
-    description: '95th percentile latency in milliseconds, as the upper bound of its histogram bucket (0 without calls).',
+    description:
+      '95th percentile latency in milliseconds, as the upper bound of its histogram bucket (0 without calls).',
   })
   p95LatencyMs!: number;
 }

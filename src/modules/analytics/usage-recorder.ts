@@ -84,13 +84,32 @@ export class UsageRecorder {
 
   /** Adds a batch to the daily rollup that analytics reads. */
   private async rollUp(m: EntityManager, batch: GatewayCall[]): Promise<void> {
-    const groups = new Map<string, { call: GatewayCall; day: string; requests: number; errors: number; gas: bigint; latency: number; histogram: number[] }>();
+    const groups = new Map<
+      string,
+      {
+        call: GatewayCall;
+        day: string;
+        requests: number;
+        errors: number;
+        gas: bigint;
+        latency: number;
+        histogram: number[];
+      }
+    >();
     for (const c of batch) {
       const day = c.at.toISOString().slice(0, 10);
       const key = [c.developerId, day, c.apiKeyId, c.contractId, c.method, c.kind].join('|');
       let g = groups.get(key);
       if (!g) {
-        g = { call: c, day, requests: 0, errors: 0, gas: 0n, latency: 0, histogram: new Array<number>(BUCKET_COUNT).fill(0) };
+        g = {
+          call: c,
+          day,
+          requests: 0,
+          errors: 0,
+          gas: 0n,
+          latency: 0,
+          histogram: new Array<number>(BUCKET_COUNT).fill(0),
+        };
         groups.set(key, g);
       }
       g.requests += 1;

@@ -227,7 +227,11 @@ export class ContractService {
     } else {
       await this.repo.update(
         { id: contractId, status: 'deploying' },
-        { status: 'failed', statusReason: 'the deployment transaction reverted', blockNumber: String(mined.blockNumber) },
+        {
+          status: 'failed',
+          statusReason: 'the deployment transaction reverted',
+          blockNumber: String(mined.blockNumber),
+        },
       );
     }
   }
@@ -240,7 +244,13 @@ export class ContractService {
   async listForDeveloper(
     creds: Credentials,
     developerId: string,
-    filter: { network?: Network | null; status?: string | null; projectId?: string | null; limit?: number | null; cursor?: string | null },
+    filter: {
+      network?: Network | null;
+      status?: string | null;
+      projectId?: string | null;
+      limit?: number | null;
+      cursor?: string | null;
+    },
   ): Promise<ContractPage> {
     const caller = await this.auth.requireDeveloper(creds);
     this.auth.requireSelf(caller, developerId);
@@ -263,7 +273,11 @@ export class ContractService {
     }
     const size = pageLimit(filter.limit);
     const after = decodeCursor(filter.cursor);
-    const q = this.repo.createQueryBuilder('c').orderBy('c.created_at', 'DESC').addOrderBy('c.id', 'DESC').take(size + 1);
+    const q = this.repo
+      .createQueryBuilder('c')
+      .orderBy('c.created_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .take(size + 1);
     if (filter.ownerId) q.andWhere('c.owner_id = :ownerId', { ownerId: filter.ownerId });
     if (filter.network) q.andWhere('c.network = :network', { network: filter.network });
     if (filter.status) q.andWhere('c.status = :status', { status: filter.status });
@@ -345,9 +359,13 @@ export class ContractService {
       throw new AppError('FORBIDDEN', 'Only the owner of the contract may register it');
     }
     if (contract.status !== 'deployed') {
-      throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.status}; only deployed contracts can be registered`, {
-        status: contract.status,
-      });
+      throw new AppError(
+        'CONTRACT_NOT_DEPLOYED',
+        `The contract is ${contract.status}; only deployed contracts can be registered`,
+        {
+          status: contract.status,
+        },
+      );
     }
     await this.ds.query(
       `UPDATE contracts SET middleware_registered = true, registered_at = coalesce(registered_at, now()) WHERE id = $1`,
@@ -363,7 +381,10 @@ export class ContractService {
   async swagger(id: string): Promise<object> {
     const contract = await this.require(id);
     if (!contract.middlewareRegistered) {
-      throw new AppError('CONTRACT_NOT_REGISTERED', 'The contract is not registered in the gateway (register-middleware)');
+      throw new AppError(
+        'CONTRACT_NOT_REGISTERED',
+        'The contract is not registered in the gateway (register-middleware)',
+      );
     }
     return buildContractSwagger(this.specInput(contract));
   }

@@ -13,7 +13,9 @@ import {
 
 @Resolver()
 export class ContractsResolver {
-  @Mutation(() => CompileOutput, { description: 'Compiles Solidity with solc 0.8.20 (EVM paris); imports only from @openzeppelin/contracts.' })
+  @Mutation(() => CompileOutput, {
+    description: 'Compiles Solidity with solc 0.8.20 (EVM paris); imports only from @openzeppelin/contracts.',
+  })
   compileContract(
     @Arg('input', () => CompileContractInput, { description: 'Sources to compile.' }) input: CompileContractInput,
     @Ctx() ctx: RequestContext,
@@ -33,18 +35,23 @@ export class ContractsResolver {
   }
 
   @Query(() => Contract, { description: 'A contract record (public).' })
-  contract(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<Contract> {
+  contract(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Contract> {
     return ctx.services.contracts.get(id);
   }
 
   @Query(() => ContractPage, { description: "The caller's contracts, newest first (developer token, own id)." })
   developerContracts(
     @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
-    @Arg('network', () => NetworkName, { nullable: true, description: 'Only this network.' }) network: NetworkName | null,
+    @Arg('network', () => NetworkName, { nullable: true, description: 'Only this network.' })
+    network: NetworkName | null,
     @Arg('status', () => String, { nullable: true, description: 'Only this status.' }) status: string | null,
     @Arg('projectId', () => ID, { nullable: true, description: 'Only this project.' }) projectId: string | null,
     @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1 to 100; default 25.' }) limit: number | null,
-    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' }) cursor: string | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' })
+    cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ContractPage> {
     return ctx.services.contracts.listForDeveloper(ctx.credentials, id, { network, status, projectId, limit, cursor });
@@ -52,16 +59,23 @@ export class ContractsResolver {
 
   @Query(() => ContractPage, { description: 'Contracts awaiting review (administrators only).' })
   adminContracts(
-    @Arg('status', () => String, { nullable: true, description: 'Status to list; default compiled.' }) status: string | null,
+    @Arg('status', () => String, { nullable: true, description: 'Status to list; default compiled.' })
+    status: string | null,
     @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1 to 100; default 25.' }) limit: number | null,
-    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' }) cursor: string | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' })
+    cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ContractPage> {
     return ctx.services.contracts.adminList(ctx.credentials, status, limit, cursor);
   }
 
-  @Mutation(() => Contract, { description: 'Approves a compiled mainnet contract and deploys it (administrators only).' })
-  approveContract(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<Contract> {
+  @Mutation(() => Contract, {
+    description: 'Approves a compiled mainnet contract and deploys it (administrators only).',
+  })
+  approveContract(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<Contract> {
     return ctx.services.contracts.approve(ctx.credentials, id);
   }
 
@@ -85,12 +99,18 @@ export class ContractsResolver {
   }
 
   @Query(() => GraphQLJSONObject, { description: 'Swagger 2.0 description of a registered contract’s gateway.' })
-  contractSwagger(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<object> {
+  contractSwagger(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<object> {
     return ctx.services.contracts.swagger(id);
   }
 
   @Query(() => GraphQLJSONObject, { description: 'OpenAPI 3.0.3 description of a contract’s gateway (public).' })
-  contractOpenApi(@Arg('id', () => ID, { description: 'Contract id.' }) id: string, @Ctx() ctx: RequestContext): Promise<object> {
+  contractOpenApi(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<object> {
     return ctx.services.contracts.openApi(id);
   }
 }

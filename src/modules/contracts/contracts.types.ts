@@ -94,7 +94,10 @@ export class DeployContractInput extends CompileContractInput {
   @IsIn(['testnet', 'mainnet'])
   network?: NetworkName;
 
-  @Field(() => [GraphQLJSON], { nullable: true, description: 'Constructor arguments, positional (big integers as strings).' })
+  @Field(() => [GraphQLJSON], {
+    nullable: true,
+    description: 'Constructor arguments, positional (big integers as strings).',
+  })
   @IsOptional()
   constructorArgs?: unknown[];
 

@@ -101,7 +101,9 @@ export class FaucetService {
       await this.ds.query('DELETE FROM faucet_drips WHERE id = $1', [dripId]);
       if (e instanceof AppError && e.code === 'INSUFFICIENT_FUNDS') {
         this.logger.error({ faucet: this.signer.address }, 'the faucet account has run dry');
-        throw new AppError('FAUCET_EMPTY', 'The faucet has run dry; try again later', undefined, { 'Retry-After': '600' });
+        throw new AppError('FAUCET_EMPTY', 'The faucet has run dry; try again later', undefined, {
+          'Retry-After': '600',
+        });
       }
       throw e;
     }

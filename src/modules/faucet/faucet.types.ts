@@ -19,7 +19,10 @@ export class FaucetDrip {
   @Field({ description: 'Amount in whole coins: "10".' })
   amount!: string;
 
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Block that included the payout; null if not mined within 60 s.' })
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description: 'Block that included the payout; null if not mined within 60 s.',
+  })
   blockNumber!: number | null;
 
   @Field(() => GraphQLSafeInt, { description: 'Drips used today (UTC), this one included.' })

@@ -11,7 +11,10 @@ export class GatewayResolver {
   queryContract(
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
-    @Arg('args', () => GraphQLJSON, { nullable: true, description: 'Positional arguments (array); big integers as strings.' })
+    @Arg('args', () => GraphQLJSON, {
+      nullable: true,
+      description: 'Positional arguments (array); big integers as strings.',
+    })
     args: unknown,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayQueryResult> {
@@ -26,9 +29,15 @@ export class GatewayResolver {
   invokeContract(
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
-    @Arg('args', () => GraphQLJSON, { nullable: true, description: 'Positional arguments (array); big integers as strings.' })
+    @Arg('args', () => GraphQLJSON, {
+      nullable: true,
+      description: 'Positional arguments (array); big integers as strings.',
+    })
     args: unknown,
-    @Arg('value', () => String, { nullable: true, description: 'Wei to send (payable functions only), decimal string.' })
+    @Arg('value', () => String, {
+      nullable: true,
+      description: 'Wei to send (payable functions only), decimal string.',
+    })
     value: string | null,
     @Arg('gasLimit', () => String, { nullable: true, description: 'Gas limit; estimated when absent.' })
     gasLimit: string | null,

@@ -46,7 +46,9 @@ export interface InvokeOptions {
 function parseUint(value: string | null | undefined, field: string): bigint | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value !== 'string' || !/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) {
-    throw new AppError('VALIDATION_FAILED', `${field} must be a non-negative integer as a decimal or 0x string`, { field });
+    throw new AppError('VALIDATION_FAILED', `${field} must be a non-negative integer as a decimal or 0x string`, {
+      field,
+    });
   }
   return BigInt(value);
 }
@@ -100,9 +102,13 @@ export class GatewayService {
     return this.traced('invoke', async (trace) => {
       const { contract, abiMethod, principal } = await this.authorize(creds, contractId, method, 'write', trace);
       if (abiMethod.readOnly) {
-        throw new AppError('VALIDATION_FAILED', `${abiMethod.signature} is a view function: call it with query, not invoke`, {
-          method: abiMethod.signature,
-        });
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `${abiMethod.signature} is a view function: call it with query, not invoke`,
+          {
+            method: abiMethod.signature,
+          },
+        );
       }
       const value = parseUint(opts.value, 'value');
       const gasLimit = parseUint(opts.gasLimit, 'gasLimit');
@@ -144,7 +150,15 @@ export class GatewayService {
             principal.developerId,
             opts.idempotencyKey,
             createHash('sha256')
-              .update(JSON.stringify([contract.record.id, abiMethod.signature, args ?? [], opts.value ?? null, opts.gasLimit ?? null]))
+              .update(
+                JSON.stringify([
+                  contract.record.id,
+                  abiMethod.signature,
+                  args ?? [],
+                  opts.value ?? null,
+                  opts.gasLimit ?? null,
+                ]),
+              )
               .digest('hex'),
             run,
             (txHash) => this.outcome(contract.record.network, txHash),
@@ -226,7 +240,10 @@ export class GatewayService {
       });
     }
     if (!contract.record.middlewareRegistered) {
-      throw new AppError('CONTRACT_NOT_REGISTERED', 'The contract is not registered in the gateway (register-middleware)');
+      throw new AppError(
+        'CONTRACT_NOT_REGISTERED',
+        'The contract is not registered in the gateway (register-middleware)',
+      );
     }
     const name = method.includes('%') ? safeDecode(method) : method;
     let abiMethod = contract.methods.get(name);
@@ -245,9 +262,14 @@ export class GatewayService {
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
       const seconds = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
-      throw new AppError('RATE_LIMITED', 'Too many requests for this API key; slow down', { retryAfterSeconds: seconds }, {
-        'Retry-After': String(seconds),
-      });
+      throw new AppError(
+        'RATE_LIMITED',
+        'Too many requests for this API key; slow down',
+        { retryAfterSeconds: seconds },
+        {
+          'Retry-After': String(seconds),
+        },
+      );
     }
   }
 

@@ -5,7 +5,8 @@ import { Field, ObjectType } from 'type-graphql';
 export class GatewayQueryResult {
   @Field(() => GraphQLJSON, {
     nullable: true,
-    description: 'Decoded return value: one output → the value; several → object by name (array if unnamed); none → null.',
+    description:
+      'Decoded return value: one output → the value; several → object by name (array if unnamed); none → null.',
   })
   result!: unknown;
 }

@@ -61,10 +61,10 @@ export class IdempotencyStore {
       )) as Row[];
       if (!row) continue;
       if (row.expired) {
-        await this.ds.query(`DELETE FROM idempotency_keys WHERE developer_id = $1 AND key = $2 AND created_at < now() - interval '${RETENTION}'`, [
-          developerId,
-          key,
-        ]);
+        await this.ds.query(
+          `DELETE FROM idempotency_keys WHERE developer_id = $1 AND key = $2 AND created_at < now() - interval '${RETENTION}'`,
+          [developerId, key],
+        );
         continue;
       }
       if (row.request_hash !== requestHash) {
@@ -73,7 +73,8 @@ export class IdempotencyStore {
         });
       }
       if (row.state === 'done' && row.response) return row.response;
-      if (row.state === 'sent' || (row.state === 'done' && row.tx_hash)) return this.resumeSent(developerId, key, row.tx_hash!, resume);
+      if (row.state === 'sent' || (row.state === 'done' && row.tx_hash))
+        return this.resumeSent(developerId, key, row.tx_hash!, resume);
       if (row.stale) {
         const [taken] = (await this.ds.query(
           `UPDATE idempotency_keys SET updated_at = now()

@@ -162,7 +162,10 @@ export class ApiKeyService {
   async authenticate(creds: Credentials): Promise<ApiKeyPrincipal> {
     const key = creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
     if (!key) {
-      throw new AppError('INVALID_API_KEY', 'An API key is required (x-api-key header or Authorization: Bearer svc_...)');
+      throw new AppError(
+        'INVALID_API_KEY',
+        'An API key is required (x-api-key header or Authorization: Bearer svc_...)',
+      );
     }
     if (!API_KEY_PATTERN.test(key)) throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
     const hash = hashApiKey(key);
@@ -172,10 +175,23 @@ export class ApiKeyService {
       const [row] = (await this.ds.query(
         `SELECT id, developer_id, scopes, contract_id, status FROM api_keys WHERE key_hash = $1`,
         [hash],
-      )) as Array<{ id: string; developer_id: string; scopes: ApiKeyScope[]; contract_id: string | null; status: string }>;
+      )) as Array<{
+        id: string;
+        developer_id: string;
+        scopes: ApiKeyScope[];
+        contract_id: string | null;
+        status: string;
+      }>;
       entry =
         row && row.status === 'active'
-          ? { principal: { keyId: row.id, developerId: row.developer_id, scopes: row.scopes, contractId: row.contract_id } }
+          ? {
+              principal: {
+                keyId: row.id,
+                developerId: row.developer_id,
+                scopes: row.scopes,
+                contractId: row.contract_id,
+              },
+            }
           : { invalid: true };
       if (this.revocations.isListening && generation === this.generation) this.cache.set(hash, entry);
     }

@@ -17,12 +17,18 @@ export class KeysResolver {
   }
 
   @Query(() => ApiKeyList, { description: "The caller's API keys, without secrets (developer token, own id)." })
-  apiKeys(@Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string, @Ctx() ctx: RequestContext): Promise<ApiKeyList> {
+  apiKeys(
+    @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ApiKeyList> {
     return ctx.services.keys.list(ctx.credentials, id);
   }
 
   @Mutation(() => RevokedApiKey, { description: 'Revokes an API key of the caller at once, on every instance.' })
-  revokeApiKey(@Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string, @Ctx() ctx: RequestContext): Promise<RevokedApiKey> {
+  revokeApiKey(
+    @Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<RevokedApiKey> {
     return ctx.services.keys.revoke(ctx.credentials, keyId);
   }
 }

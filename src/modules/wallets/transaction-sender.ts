@@ -47,9 +47,7 @@ export interface MinedTransaction {
   contractAddress: string | null;
 }
 
-type FeeFields =
-  | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  | { type: 0; gasPrice: bigint };
+type FeeFields = { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: 0; gasPrice: bigint };
 
 /** Gas and fees settled before signing. */
 export interface PreparedTransaction {
@@ -290,7 +288,15 @@ export class TransactionSender {
           SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
               block_timestamp = $7, mined_at = now()
         WHERE network = $1 AND tx_hash = $2`,
-      [network, receipt.hash, mined.status, mined.blockNumber, mined.gasUsed, mined.contractAddress, block?.timestamp ?? null],
+      [
+        network,
+        receipt.hash,
+        mined.status,
+        mined.blockNumber,
+        mined.gasUsed,
+        mined.contractAddress,
+        block?.timestamp ?? null,
+      ],
     );
     return mined;
   }

@@ -138,21 +138,19 @@ export class WalletService {
     return {
       address,
       network,
-      items: page.map(
-        (r): WalletHistoryItem => ({
-          txHash: r.hash,
-          kind: r.kind,
-          from: checksum(r.from_address)!,
-          to: checksum(r.to_address),
-          valueWei: r.value_wei,
-          gasUsed: r.gas_used,
-          status: r.status,
-          blockNumber: r.block_number === null ? null : Number(r.block_number),
-          timestamp: r.block_number === null ? null : Number(r.ts),
-          contractId: r.contract_id,
-          method: r.method,
-        }),
-      ),
+      items: page.map((r): WalletHistoryItem => ({
+        txHash: r.hash,
+        kind: r.kind,
+        from: checksum(r.from_address)!,
+        to: checksum(r.to_address),
+        valueWei: r.value_wei,
+        gasUsed: r.gas_used,
+        status: r.status,
+        blockNumber: r.block_number === null ? null : Number(r.block_number),
+        timestamp: r.block_number === null ? null : Number(r.ts),
+        contractId: r.contract_id,
+        method: r.method,
+      })),
       nextCursor: rows.length > size && last ? encodeHistoryCursor({ ts: Number(last.ts), hash: last.hash }) : null,
     };
   }
