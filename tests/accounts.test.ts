@@ -436,6 +436,28 @@ describe('HTTP conventions', () => {
     expect(wrongMethod.status).toBe(404);
   });
 
+  it("does not serve SOFA's webhook subscriptions (they would POST to any URL given)", async () => {
+    let called = false;
+    const listener = (await import('node:http')).createServer((_req, res) => {
+      called = true;
+      res.end();
+    });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
+    const port = (listener.address() as { port: number }).port;
+    const res = await api.post('/api/devportal/webhook', {
+      subscription: 'serverTime',
+      url: `http://127.0.0.1:${port}/hook`,
+    });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+    for (const path of ['/api/devportal/webhook/x', '/api/explorer/webhook', '/api/devportal/docs/index.html']) {
+      expect((await api.call('POST', path, {})).status).toBe(404);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    listener.close();
+    expect(called).toBe(false);
+  });
+
   it('serves health, readiness with each network, and Prometheus metrics', async () => {
     expect((await api.get('/healthz')).status).toBe(200);
     const ready = await api.get('/readyz');

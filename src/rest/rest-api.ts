@@ -162,9 +162,15 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   });
   router.use(async (req, res, next) => {
     try {
+      const url = new URL(req.originalUrl, 'http://rest.local');
+      // SOFA's own extras (webhook subscriptions that POST to a caller-given URL, a docs page) are
+      // not part of this API: refused before SOFA sees the request.
+      if (url.pathname.startsWith(`${base}/webhook`) || url.pathname.startsWith(`${base}/docs`)) {
+        sendError(res, { status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${url.pathname}` });
+        return;
+      }
       const appContext = opts.makeContext(req);
       const body = parseBody(req.body);
-      const url = new URL(req.originalUrl, 'http://rest.local');
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
       // The router's own fetch implementation (@whatwg-node): Node's global Request reads bodies
       // through web streams, several times slower on this hot path.
@@ -176,8 +182,8 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       const serverContext: RestServerContext = { appContext, body };
       const response: Response | undefined = await sofa.fetch(request as Request, serverContext);
       const isJson = response?.headers.get('content-type')?.includes('json') ?? false;
-      if (!response || !isJson || url.pathname.startsWith(`${base}/webhook`) || url.pathname === `${base}/docs`) {
-        // No SOFA route answered (or one of SOFA's extras we do not serve): a JSON 404.
+      if (!response || !isJson) {
+        // No SOFA route answered: a JSON 404.
         sendError(res, {
           status: 404,
           code: 'NOT_FOUND',
