@@ -20,14 +20,3 @@ export const ENTITIES = [
   ApiKeyEntity,
   ...EXPLORER_ENTITIES,
 ];
-
-export {
-  DeveloperEntity,
-  LoginChallengeEntity,
-  CustodialWalletEntity,
-  ProjectEntity,
-  ContractEntity,
-  ChainTransactionEntity,
-  FaucetDripEntity,
-  ApiKeyEntity,
-};
