@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { REST_ROUTES, AREA_BASE, type RestRoute } from '../src/rest/routes';
 import { client, type Client } from './kit/http';
+import { deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE } from './kit/solidity';
 import { startStack, TEST_JWT_SECRET, type Stack } from './kit/stack';
@@ -49,17 +50,9 @@ beforeAll(async () => {
   other = await login(api, stack.ca);
   for (const dev of [owner, other])
     expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  const deploy = async (dev: LoggedIn) => {
-    const c = (await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token }))
-      .body;
-    expect(
-      (await api.post(`/api/devportal/contracts/${c.id}/register-middleware`, {}, { token: dev.token })).status,
-    ).toBe(201);
-    return c;
-  };
+  const deploy = (dev: LoggedIn) => deployRegistered(api, dev, COUNTER_SOURCE);
+  const key = (dev: LoggedIn, body: Record<string, unknown> = {}) => newKey(api, dev, body);
   contract = await deploy(owner);
-  const key = async (dev: LoggedIn, body: Record<string, unknown> = {}) =>
-    (await api.post(`/api/devportal/developers/${dev.developerId}/api-keys`, body, { token: dev.token })).body;
   ownerKey = await key(owner);
   const toRevoke = await key(owner);
   expect((await api.del(`/api/devportal/api-keys/${toRevoke.id}`, { token: owner.token })).status).toBe(200);

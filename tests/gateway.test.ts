@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { keccak256, parseEther } from 'ethers';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
+import { deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { COUNTER_SOURCE, KITCHEN_SOURCE, TOKEN_SOURCE } from './kit/solidity';
@@ -16,28 +17,6 @@ let kitchen: { id: string; address: string };
 let key: string;
 
 const rows = <T>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
-
-async function deployRegistered(owner: LoggedIn, source: string, constructorArgs: unknown[] = []) {
-  const deployed = await api.post(
-    '/api/devportal/contracts/deploy',
-    { source, constructorArgs },
-    { token: owner.token },
-  );
-  expect(deployed.body.status).toBe('deployed');
-  const reg = await api.post(
-    `/api/devportal/contracts/${deployed.body.id}/register-middleware`,
-    {},
-    { token: owner.token },
-  );
-  expect(reg.status).toBe(201);
-  return deployed.body;
-}
-
-async function newKey(owner: LoggedIn, body: Record<string, unknown> = {}) {
-  const res = await api.post(`/api/devportal/developers/${owner.developerId}/api-keys`, body, { token: owner.token });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; apiKey: string; prefix: string; scopes: string[] };
-}
 
 const query = (contractId: string, method: string, args?: unknown, apiKey = key) =>
   api.post(`/api/devportal/contracts/${contractId}/query/${method}`, args === undefined ? {} : { args }, { apiKey });
@@ -54,9 +33,9 @@ beforeAll(async () => {
   api = client(stack.url);
   dev = await login(api, stack.ca);
   expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  token = await deployRegistered(dev, TOKEN_SOURCE, ['1000000']);
-  kitchen = await deployRegistered(dev, KITCHEN_SOURCE);
-  key = (await newKey(dev, { name: 'automation' })).apiKey;
+  token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000']);
+  kitchen = await deployRegistered(api, dev, KITCHEN_SOURCE);
+  key = (await newKey(api, dev, { name: 'automation' })).apiKey;
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -104,7 +83,7 @@ describe('API keys', () => {
   });
 
   it('defaults to read and write, and validates scopes, contract and project', async () => {
-    expect((await newKey(dev)).scopes).toEqual(['read', 'write']);
+    expect((await newKey(api, dev)).scopes).toEqual(['read', 'write']);
     const other = await login(api, stack.ca);
     const url = `/api/devportal/developers/${dev.developerId}/api-keys`;
     for (const [body, status] of [
@@ -127,7 +106,7 @@ describe('API keys', () => {
   });
 
   it('revokes at once; revoking twice answers the same; someone else’s key is 404', async () => {
-    const k = await newKey(dev);
+    const k = await newKey(api, dev);
     expect((await query(token.id, 'totalSupply', [], k.apiKey)).status).toBe(201);
     const revoked = await api.del(`/api/devportal/api-keys/${k.id}`, { token: dev.token });
     expect(revoked.status).toBe(200);
@@ -150,9 +129,9 @@ describe('gateway access rules, in order', () => {
   it('answers each failed check with its code', async () => {
     const other = await login(api, stack.ca);
     await api.post('/api/devportal/faucet/drip', {}, { token: other.token });
-    const othersKey = (await newKey(other)).apiKey;
-    const restricted = (await newKey(dev, { contractId: kitchen.id })).apiKey;
-    const readOnly = (await newKey(dev, { scopes: ['read'] })).apiKey;
+    const othersKey = (await newKey(api, other)).apiKey;
+    const restricted = (await newKey(api, dev, { contractId: kitchen.id })).apiKey;
+    const readOnly = (await newKey(api, dev, { scopes: ['read'] })).apiKey;
     const unregistered = (
       await api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token })
     ).body;
@@ -366,7 +345,7 @@ describe('several instances on one database', () => {
 
   it('refuses a revoked key on the other instance from the very next request', async () => {
     const siblingApi = client(sibling.url);
-    const k = await newKey(dev);
+    const k = await newKey(api, dev);
     const call = (c: Client) =>
       c.post(`/api/devportal/contracts/${token.id}/query/totalSupply`, {}, { apiKey: k.apiKey });
     expect((await call(siblingApi)).status).toBe(201);
@@ -396,7 +375,7 @@ describe('several instances on one database', () => {
 
 describe('rate limit', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the per-key limit', async () => {
-    const k = (await newKey(dev)).apiKey;
+    const k = (await newKey(api, dev)).apiKey;
     const results = await Promise.all(Array.from({ length: 160 }, () => query(token.id, 'totalSupply', [], k)));
     const limited = results.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
@@ -410,9 +389,9 @@ describe('analytics', () => {
   it('counts exactly the calls made, by day, contract, key and method', async () => {
     const a = await login(api, stack.ca);
     await api.post('/api/devportal/faucet/drip', {}, { token: a.token });
-    const counter = await deployRegistered(a, COUNTER_SOURCE);
-    const k1 = await newKey(a, { name: 'one' });
-    const k2 = await newKey(a, { name: 'two', scopes: ['read'] });
+    const counter = await deployRegistered(api, a, COUNTER_SOURCE);
+    const k1 = await newKey(api, a, { name: 'one' });
+    const k2 = await newKey(api, a, { name: 'two', scopes: ['read'] });
     for (let i = 0; i < 3; i++) expect((await query(counter.id, 'count', [], k1.apiKey)).status).toBe(201);
     expect((await invoke(counter.id, 'increment', {}, k1.apiKey)).status).toBe(201);
     expect((await invoke(counter.id, 'increment', {}, k2.apiKey)).status).toBe(403);
@@ -471,7 +450,7 @@ describe('analytics', () => {
   });
 
   it('keeps lastUsedAt without a write per request', async () => {
-    const k = await newKey(dev);
+    const k = await newKey(api, dev);
     await query(token.id, 'totalSupply', [], k.apiKey);
     await stack.app.services.keys.flushTouches();
     const listed = await api.get(`/api/devportal/developers/${dev.developerId}/api-keys`, { token: dev.token });

@@ -1,18 +1,9 @@
 import { JsonRpcProvider } from 'ethers';
 import { client, type ApiResponse, type Client } from '../kit/http';
-import { login, type LoggedIn } from '../kit/login';
+import type { LoggedIn } from '../kit/login';
 import type { ServiceProcess } from '../kit/process';
 import { COUNTER_SOURCE } from '../kit/solidity';
-import {
-  deployRegistered,
-  logLines,
-  newKey,
-  pauseMining,
-  sql,
-  startFaultEnv,
-  waitFor,
-  type FaultEnv,
-} from './fault-env';
+import { gatewayUser, logLines, pauseMining, sql, startFaultEnv, waitFor, type FaultEnv } from './fault-env';
 
 // The testnet node goes down under the service, during an invoke and between requests, and comes
 // back on the same port with the same chain: clear 502/503 answers while it is away, a transaction
@@ -29,10 +20,7 @@ beforeAll(async () => {
   env = await startFaultEnv();
   service = await env.spawn();
   api = client(service.url);
-  dev = await login(api, env.ca);
-  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  counter = await deployRegistered(api, dev, COUNTER_SOURCE);
-  apiKey = (await newKey(api, dev)).apiKey;
+  ({ dev, contract: counter, apiKey } = await gatewayUser(api, env.ca, COUNTER_SOURCE));
 }, 60_000);
 
 afterAll(async () => {

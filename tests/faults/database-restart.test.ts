@@ -5,12 +5,11 @@ import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { client, type ApiResponse, type Client } from '../kit/http';
-import { login, type LoggedIn } from '../kit/login';
+import type { LoggedIn } from '../kit/login';
 import type { ServiceProcess } from '../kit/process';
 import { COUNTER_SOURCE } from '../kit/solidity';
 import {
-  deployRegistered,
-  newKey,
+  gatewayUser,
   pauseMining,
   resumeMining,
   rpc,
@@ -60,10 +59,7 @@ beforeAll(async () => {
   provider = new JsonRpcProvider(env.testnet.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
   service = await env.spawn();
   api = client(service.url);
-  dev = await login(api, env.ca);
-  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  counter = await deployRegistered(api, dev, COUNTER_SOURCE);
-  apiKey = (await newKey(api, dev)).apiKey;
+  ({ dev, contract: counter, apiKey } = await gatewayUser(api, env.ca, COUNTER_SOURCE));
 }, 90_000);
 
 afterAll(async () => {

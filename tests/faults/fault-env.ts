@@ -2,14 +2,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client as PgClient } from 'pg';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from '../../src/chain/local-node';
 import { createLogger } from '../../src/logger';
 import { createDevCa, type DevCa } from '../../src/modules/accounts/eds/dev-ca';
-import type { Client } from '../kit/http';
-import type { LoggedIn } from '../kit/login';
 import { spawnService, type ServiceProcess } from '../kit/process';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_WALLET_KEY } from '../kit/stack';
+import { createTestDatabase, sqlRows, TEST_JWT_SECRET, TEST_WALLET_KEY } from '../kit/stack';
 
 // Fault tests own everything the service depends on (database, chain nodes, processes) so that
 // they can stop, kill and restart each piece on its own.
@@ -33,15 +30,8 @@ export async function waitFor<T>(
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One SQL statement on a fresh connection (works while the service's pool is in any state). */
-export async function sql<T = any>(databaseUrl: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new PgClient({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
-  await pg.connect();
-  try {
-    return (await pg.query(text, params)).rows as T[];
-  } finally {
-    await pg.end();
-  }
-}
+export const sql = <T = any>(databaseUrl: string, text: string, params: unknown[] = []): Promise<T[]> =>
+  sqlRows<T>({ databaseUrl }, text, params);
 
 /** A bare JSON-RPC call to a node (anvil's evm_* controls included). */
 export async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
@@ -150,29 +140,7 @@ export async function startFaultEnv(opts: FaultEnvOptions = {}): Promise<FaultEn
   };
 }
 
-/** Deploys on testnet from the developer's wallet and registers it in the gateway. */
-export async function deployRegistered(api: Client, owner: LoggedIn, source: string, constructorArgs: unknown[] = []) {
-  const deployed = await api.post(
-    '/api/devportal/contracts/deploy',
-    { source, constructorArgs },
-    { token: owner.token },
-  );
-  if (deployed.body?.status !== 'deployed')
-    throw new Error(`deploy failed: ${deployed.status} ${JSON.stringify(deployed.body)}`);
-  const reg = await api.post(
-    `/api/devportal/contracts/${deployed.body.id}/register-middleware`,
-    {},
-    { token: owner.token },
-  );
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-  return deployed.body as { id: string; address: string };
-}
-
-export async function newKey(api: Client, owner: LoggedIn, body: Record<string, unknown> = {}) {
-  const res = await api.post(`/api/devportal/developers/${owner.developerId}/api-keys`, body, { token: owner.token });
-  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { id: string; apiKey: string; prefix: string };
-}
+export { deployRegistered, gatewayUser, newKey } from '../kit/flows';
 
 /** Parsed JSON log lines of a service process. */
 export function logLines(output: string): Array<Record<string, any>> {

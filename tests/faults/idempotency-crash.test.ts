@@ -1,19 +1,9 @@
 import { JsonRpcProvider } from 'ethers';
 import { client } from '../kit/http';
-import { login, type LoggedIn } from '../kit/login';
+import type { LoggedIn } from '../kit/login';
 import type { ServiceProcess } from '../kit/process';
 import { COUNTER_SOURCE } from '../kit/solidity';
-import {
-  deployRegistered,
-  newKey,
-  pauseMining,
-  resumeMining,
-  rpc,
-  sql,
-  startFaultEnv,
-  waitFor,
-  type FaultEnv,
-} from './fault-env';
+import { gatewayUser, pauseMining, resumeMining, rpc, sql, startFaultEnv, waitFor, type FaultEnv } from './fault-env';
 
 // A service process is SIGKILLed after it signed, recorded and broadcast an invoke sent with an
 // Idempotency-Key, but before it answered. After a restart on the same database the retry must
@@ -31,10 +21,7 @@ beforeAll(async () => {
   provider = new JsonRpcProvider(env.testnet.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
   service = await env.spawn();
   const api = client(service.url);
-  dev = await login(api, env.ca);
-  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  counter = await deployRegistered(api, dev, COUNTER_SOURCE);
-  apiKey = (await newKey(api, dev)).apiKey;
+  ({ dev, contract: counter, apiKey } = await gatewayUser(api, env.ca, COUNTER_SOURCE));
 }, 60_000);
 
 afterAll(async () => {

@@ -80,9 +80,9 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   };
 }
 
-/** Runs one SQL statement against a stack's database (to check what the service stored). */
-export async function sqlRows<T>(stack: Stack, text: string, params: unknown[] = []): Promise<T[]> {
-  const pg = new Client({ connectionString: stack.databaseUrl });
+/** One SQL statement on a fresh connection to a stack's database (works whatever state the service's pool is in). */
+export async function sqlRows<T>(target: { databaseUrl: string }, text: string, params: unknown[] = []): Promise<T[]> {
+  const pg = new Client({ connectionString: target.databaseUrl, connectionTimeoutMillis: 3000 });
   await pg.connect();
   try {
     return (await pg.query(text, params)).rows as T[];
