@@ -112,6 +112,18 @@ describe('testnet node outage', () => {
     });
     expect(history.status).toBe(200);
     expect(history.body.items[0]).toMatchObject({ txHash: sent.tx_hash, status: 'pending' });
+    expect(history.body.items.slice(1).map((i: { status: string }) => i.status)).not.toContain('pending');
+    // Pages run on from the pending transactions into the mined ones.
+    const first = await api.get(`/api/devportal/developers/${dev.developerId}/wallet-history?network=testnet&limit=1`, {
+      token: dev.token,
+    });
+    const next = await api.get(
+      `/api/devportal/developers/${dev.developerId}/wallet-history?network=testnet&limit=1&cursor=${first.body.nextCursor}`,
+      { token: dev.token },
+    );
+    expect([first.body.items[0].txHash, next.body.items[0].txHash]).toEqual(
+      history.body.items.slice(0, 2).map((i: { txHash: string }) => i.txHash),
+    );
 
     // Back on the same port with the same chain, without the lost pool: the tracker sends the
     // transaction again, and the invoke that waited all along is answered.

@@ -31,6 +31,7 @@ interface HistoryRow {
   ts: string;
   contract_id: string | null;
   method: string | null;
+  pending: 0 | 1;
 }
 
 /** Owns custodial wallets: creates them, reads balances and history, and is the only place that opens their keys. */
@@ -126,11 +127,11 @@ export class WalletService {
           WHERE e.network = $1 AND (e.from_address = $3 OR e.to_address = $3)
             AND NOT EXISTS (SELECT 1 FROM chain_transactions c WHERE c.network = $1 AND c.tx_hash = e.hash)
        )
-       SELECT * FROM items
-        WHERE $4::bigint IS NULL OR (ts, hash) < ($4::bigint, $5::text)
-        ORDER BY ts DESC, hash DESC
+       SELECT *, (block_number IS NULL)::int AS pending FROM items
+        WHERE $4::bigint IS NULL OR ((block_number IS NULL)::int, ts, hash) < ($7::int, $4::bigint, $5::text)
+        ORDER BY pending DESC, ts DESC, hash DESC
         LIMIT $6`,
-      [network, address, address.toLowerCase(), after?.ts ?? null, after?.hash ?? null, size + 1],
+      [network, address, address.toLowerCase(), after?.ts ?? null, after?.hash ?? null, size + 1, after?.pending ?? 0],
     )) as HistoryRow[];
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
@@ -151,13 +152,20 @@ export class WalletService {
         contractId: r.contract_id,
         method: r.method,
       })),
-      nextCursor: rows.length > size && last ? encodeHistoryCursor({ ts: Number(last.ts), hash: last.hash }) : null,
+      nextCursor:
+        rows.length > size && last
+          ? encodeHistoryCursor({ pending: last.pending, ts: Number(last.ts), hash: last.hash })
+          : null,
     };
   }
 }
 
-/** Position in a wallet history: (timestamp, hash) of the last item shown. */
+/**
+ * Position in a wallet history: (pending, timestamp, hash) of the last item shown. Transactions not
+ * yet in a block come first, then the mined ones by block time; a pending one's time is when it was sent.
+ */
 interface HistoryCursor {
+  pending: 0 | 1;
   ts: number;
   hash: string;
 }
@@ -169,7 +177,7 @@ function decodeHistoryCursor(cursor: string | null | undefined): HistoryCursor |
   try {
     const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<HistoryCursor>;
     if (Number.isSafeInteger(c.ts) && typeof c.hash === 'string' && /^0x[0-9a-f]{64}$/.test(c.hash)) {
-      return { ts: c.ts!, hash: c.hash };
+      return { pending: c.pending === 1 ? 1 : 0, ts: c.ts!, hash: c.hash };
     }
   } catch {
     /* fall through */
