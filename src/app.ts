@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
+import { installKeccakCache } from './chain/keccak-cache';
 import { ChainRegistry } from './chain/chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode } from './chain/local-node';
 import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from './config';
@@ -78,6 +79,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`,
       );
     }
+    installKeccakCache();
     const chains = await ChainRegistry.connect(rpcUrls, logger);
     onClose('chain providers', async () => chains.destroy());
 

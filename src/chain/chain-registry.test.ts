@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { JsonRpcProvider, Wallet } from 'ethers';
+import { JsonRpcProvider, keccak256, Wallet } from 'ethers';
 import { AppError } from '../errors/app-error';
 import { createLogger, type Logger } from '../logger';
 import { ChainRegistry } from './chain-registry';
@@ -104,6 +104,41 @@ describe('ChainRegistry', () => {
     const first = await wallet.sendTransaction({ to: recipient, value: 1n });
     const second = await wallet.sendTransaction({ to: recipient, value: 1n });
     expect(second.nonce).toBe(first.nonce + 1);
+  });
+
+  it('broadcasts a signed transaction once and passes on the node refusing it again', async () => {
+    const registry = await connect({ testnet: testnet.url, mainnet: mainnet.url });
+    const provider = registry.provider('testnet');
+    // Its own key, so the nonce does not race the other tests' transactions.
+    const wallet = Wallet.createRandom().connect(provider);
+    await (
+      await new Wallet(LOCAL_NODE_FUNDED_KEY, provider).sendTransaction({ to: wallet.address, value: 10n ** 18n })
+    ).wait();
+    const raw = await wallet.signTransaction({
+      chainId: 17991,
+      nonce: 0,
+      to: FUNDED_ADDRESS,
+      value: 1n,
+      gasLimit: 21_000n,
+      gasPrice: (await provider.getFeeData()).gasPrice!,
+    });
+    const hash = await registry.broadcast('testnet', raw);
+    expect(hash).toBe(keccak256(raw));
+    expect((await provider.waitForTransaction(hash, 1, 10_000))?.status).toBe(1);
+    // The same nonce again: the node's refusal reaches the caller with its message.
+    await expect(registry.broadcast('testnet', raw)).rejects.toThrow(/nonce|already known/i);
+    expect(await provider.getTransactionCount(wallet.address)).toBe(1);
+  });
+
+  it('answers eth_call through the bare path and maps a revert to CALL_EXCEPTION with its data', async () => {
+    const registry = await connect({ testnet: testnet.url, mainnet: mainnet.url });
+    // No `to`: the data runs as code. PUSH1 2a PUSH1 0 MSTORE PUSH1 20 PUSH1 0 RETURN returns 32 bytes of 0x2a.
+    const returns42 = '0x602a60005260206000f3';
+    expect(BigInt(await registry.call('testnet', { to: null, data: returns42 }))).toBe(42n);
+    // PUSH1 0 PUSH1 0 REVERT: a revert without data.
+    await expect(registry.call('testnet', { to: null, data: '0x60006000fd' })).rejects.toMatchObject({
+      code: 'CALL_EXCEPTION',
+    });
   });
 
   it('refuses a network whose node reports another chain id and keeps the other one working', async () => {

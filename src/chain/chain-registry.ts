@@ -8,6 +8,7 @@ import {
 import { CHAIN_IDS, NETWORKS, type Network } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import type { Logger } from '../logger';
+import { RpcTransport } from './rpc-transport';
 
 export interface NetworkHealth {
   network: Network;
@@ -36,8 +37,12 @@ const DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000;
 const BACKOFF_BASE_MS = 100;
 /** Transport limit for any single request; ethers' default of 5 minutes would pin sockets to a hung node. */
 const REQUEST_TIMEOUT_MS = 30_000;
-/** ethers polls every 4 s by default; blocks come faster than that, so waiting for receipts would lag. */
-const POLLING_INTERVAL_MS = 1_000;
+/**
+ * How often a provider with listeners (a wait for a receipt) asks for the block number. ethers'
+ * default is 4 s; QBFT blocks come every second or so, and a receipt should be seen well within
+ * one block, not up to a whole block late. Only polled while someone waits.
+ */
+const POLLING_INTERVAL_MS = 250;
 
 const TRANSIENT_SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -50,6 +55,9 @@ const TRANSIENT_SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
   'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
 ]);
 
 class TimeoutError extends Error {
@@ -124,6 +132,10 @@ const SOCKET_REASONS: Record<string, string> = {
   ENETUNREACH: 'network unreachable',
   ENOTFOUND: 'host not found',
   EAI_AGAIN: 'host name lookup failed',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
 };
 
 /**
@@ -176,12 +188,13 @@ class ChainCheckedProvider extends JsonRpcProvider {
   private refusal: AppError | null = null;
 
   constructor(
-    request: FetchRequest,
+    private readonly transport: RpcTransport,
     network: EthersNetwork,
     /** Records the refusal and returns the error to throw from now on. */
     private readonly onWrongChainId: (actualChainId: number) => AppError,
   ) {
-    super(request, network, {
+    // The URL is never used by ethers: every request goes through `transport` (see _send).
+    super(new FetchRequest('http://127.0.0.1/'), network, {
       staticNetwork: network,
       // The default 250 ms cache would hand out the same pending nonce to two quick transactions.
       cacheTimeout: -1,
@@ -205,9 +218,8 @@ class ChainCheckedProvider extends JsonRpcProvider {
 
   private async askChainId(): Promise<void> {
     const expected = this._network.chainId;
-    const [response] = await super._send({ jsonrpc: '2.0', id: 0, method: 'eth_chainId', params: [] });
-    // Typed as a result, but a node may answer with a JSON-RPC error object instead.
-    if (typeof response?.result !== 'string') {
+    const [response] = await this.transport.send({ jsonrpc: '2.0', id: 0, method: 'eth_chainId', params: [] });
+    if (!response || !('result' in response) || typeof response.result !== 'string') {
       throw new AppError('UPSTREAM_RPC_ERROR', `The ${this._network.name} node did not report its chain id`);
     }
     const actual = BigInt(response.result);
@@ -220,7 +232,26 @@ class ChainCheckedProvider extends JsonRpcProvider {
 
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
     await this.verifyChainId();
-    return super._send(payload);
+    // ethers reads error objects out of this list too, although its type names only results.
+    return (await this.transport.send(payload)) as JsonRpcResult[];
+  }
+
+  /**
+   * One JSON-RPC request straight on the transport, past ethers' request queue and its drain timer;
+   * a JSON-RPC error is turned into ethers' own error for it (a revert becomes CALL_EXCEPTION with
+   * its data, a refused transaction keeps the node's message).
+   */
+  async rpc(method: string, params: unknown[]): Promise<unknown> {
+    await this.verifyChainId();
+    const payload: JsonRpcPayload = { jsonrpc: '2.0', id: 1, method, params };
+    const [answer] = await this.transport.send(payload);
+    if (answer && 'result' in answer) return answer.result;
+    throw this.getRpcError(payload, answer && 'error' in answer ? answer : { id: 1, error: { code: -32603 } });
+  }
+
+  override destroy(): void {
+    super.destroy();
+    this.transport.close();
   }
 }
 
@@ -266,16 +297,18 @@ export class ChainRegistry {
       return;
     }
     const host = hostOf(url);
-    const request = new FetchRequest(url);
-    request.timeout = REQUEST_TIMEOUT_MS;
-    entry.provider = new ChainCheckedProvider(request, new EthersNetwork(network, chainId), (actualChainId) => {
-      entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
-      this.logger.error(
-        { network, host, expectedChainId: chainId, actualChainId },
-        'RPC node reports the wrong chain id; the network is refused',
-      );
-      return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
-    });
+    entry.provider = new ChainCheckedProvider(
+      new RpcTransport(url, REQUEST_TIMEOUT_MS),
+      new EthersNetwork(network, chainId),
+      (actualChainId) => {
+        entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
+        this.logger.error(
+          { network, host, expectedChainId: chainId, actualChainId },
+          'RPC node reports the wrong chain id; the network is refused',
+        );
+        return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
+      },
+    );
     try {
       await withTimeout(entry.provider.verifyChainId(), CONNECT_TIMEOUT_MS);
       this.logger.info({ network, host, chainId }, 'Connected to RPC node');
@@ -331,7 +364,7 @@ export class ChainRegistry {
     const attempts = Math.max(1, opts?.attempts ?? DEFAULT_ATTEMPTS);
     const timeoutMs = opts?.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const provider = this.provider(network);
-    const host = hostOf(this.entries.get(network)?.url ?? '');
+    const host = () => hostOf(this.entries.get(network)?.url ?? '');
     let lastError: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
@@ -345,11 +378,17 @@ export class ChainRegistry {
           throw err;
         }
         lastError = err;
-        this.logger.debug({ network, host, attempt, attempts, reason: describeFailure(err) }, 'RPC read failed');
+        this.logger.debug(
+          { network, host: host(), attempt, attempts, reason: describeFailure(err) },
+          'RPC read failed',
+        );
         if (attempt < attempts) await sleep(BACKOFF_BASE_MS * 2 ** (attempt - 1) + Math.random() * BACKOFF_BASE_MS);
       }
     }
-    this.logger.warn({ network, host, attempts, reason: describeFailure(lastError) }, 'RPC read failed after retries');
+    this.logger.warn(
+      { network, host: host(), attempts, reason: describeFailure(lastError) },
+      'RPC read failed after retries',
+    );
     throw this.upstreamError(network, `The ${network} node did not answer`, lastError, attempts);
   }
 
@@ -357,15 +396,30 @@ export class ChainRegistry {
     return new AppError('UPSTREAM_RPC_ERROR', `${what} (${describeFailure(err)})`, { network, attempts });
   }
 
-  /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */
   /**
    * eth_call at the latest block, as a bare JSON-RPC request: the gateway's hot path, without the
    * provider's request normalisation (address resolution and checksums it does not need).
    */
-  call(network: Network, tx: { to: string; data: string; from?: string }): Promise<string> {
-    return this.withRetry(network, (p) => p.send('eth_call', [tx, 'latest']) as Promise<string>);
+  call(network: Network, tx: { to: string | null; data: string; from?: string }): Promise<string> {
+    return this.withRetry(network, async (p) => {
+      const result = await (p as ChainCheckedProvider).rpc('eth_call', [tx, 'latest']);
+      if (typeof result !== 'string')
+        throw new AppError('UPSTREAM_RPC_ERROR', `The ${network} node answered eth_call without data`);
+      return result;
+    });
   }
 
+  /**
+   * eth_sendRawTransaction, once (never retried: see withRetry), returning the node's hash. ethers'
+   * broadcastTransaction would also fetch the block number and recover the sender from the
+   * signature, which costs more than the send; the sender knows both already.
+   */
+  async broadcast(network: Network, rawTransaction: string): Promise<string> {
+    const provider = this.provider(network) as ChainCheckedProvider;
+    return String(await provider.rpc('eth_sendRawTransaction', [rawTransaction]));
+  }
+
+  /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */
   destroy(): void {
     this.destroyed = true;
     for (const entry of this.entries.values()) entry.provider?.destroy();

@@ -1,4 +1,4 @@
-import { Transaction, type Interface, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
+import { keccak256, type Interface, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import type { DataSource, EntityManager } from 'typeorm';
 import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert, isInsufficientFunds } from '../../chain/revert-decoder';
@@ -208,7 +208,7 @@ export class TransactionSender {
             gasLimit,
             ...fees,
           });
-          const txHash = Transaction.from(raw).hash!;
+          const txHash = keccak256(raw);
           await runner.startTransaction();
           try {
             await runner.query(
@@ -236,7 +236,7 @@ export class TransactionSender {
             throw e;
           }
           try {
-            await provider.broadcastTransaction(raw);
+            await this.chains.broadcast(req.network, raw);
           } catch (e) {
             const message = e instanceof Error ? e.message : String(e);
             if (e instanceof AppError || REJECTED.test(message) || decodeRevert(e, req.iface)) {

@@ -121,7 +121,7 @@ export class TransactionTracker {
         return;
       }
       try {
-        await provider.broadcastTransaction(row.raw_tx);
+        await this.chains.broadcast(tx.network, row.raw_tx);
         this.logger.info({ network: tx.network, txHash: tx.txHash }, 're-broadcast a pending transaction');
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
