@@ -85,12 +85,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   const contextFor = (requestId: string, headers: Record<string, unknown>): RequestContext => {
     const idempotencyKey = headers['idempotency-key'];
+    let requestLogger: Logger | undefined;
     return {
       requestId,
       credentials: credentialsFrom(headers),
       idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
       services,
-      logger: logger.child({ requestId }),
+      // Made when first used: most requests never log.
+      get logger() {
+        requestLogger ??= logger.child({ requestId });
+        return requestLogger;
+      },
     };
   };
 
@@ -211,6 +216,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       e = { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${MAX_BODY}` };
     } else if (type === 'entity.parse.failed') {
       e = { status: 400, code: 'VALIDATION_FAILED', message: 'The request body is not valid JSON' };
+    } else if (err instanceof URIError) {
+      // Express could not decode a path parameter (a stray or truncated %-escape).
+      e = { status: 400, code: 'VALIDATION_FAILED', message: 'The request path is not valid percent-encoding' };
     } else {
       e = toPublicError(err, (x) => {
         metrics.unexpectedErrors.inc();
