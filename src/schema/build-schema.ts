@@ -1,7 +1,33 @@
+import { validateOrReject, type ValidatorOptions } from 'class-validator';
 import type { GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { ArgumentValidationError, buildSchema } from 'type-graphql';
 import { RESOLVERS } from '../resolvers';
 import { pubSub } from './pubsub';
+
+/** type-graphql's defaults for class-validator, with unknown values allowed. */
+const VALIDATOR_OPTIONS: ValidatorOptions = { forbidUnknownValues: false, skipMissingProperties: true };
+
+/** An input class instance (type-graphql builds one per input-type argument); plain JSON values have no rules. */
+const hasRules = (value: unknown): value is object =>
+  value !== null &&
+  typeof value === 'object' &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) !== Object.prototype;
+
+/**
+ * Checks an argument with its class-validator rules before the resolver runs, as type-graphql's own
+ * `validate` setting does, but with class-validator loaded once: type-graphql's default loads it
+ * anew for every object-valued argument of every call, JSON values (a gateway call's `args`) included.
+ */
+async function validateArgument(value: unknown): Promise<void> {
+  const targets = Array.isArray(value) ? value.filter(hasRules) : hasRules(value) ? [value] : [];
+  if (targets.length === 0) return;
+  try {
+    await Promise.all(targets.map((t) => validateOrReject(t, VALIDATOR_OPTIONS)));
+  } catch (err) {
+    throw new ArgumentValidationError(err as ConstructorParameters<typeof ArgumentValidationError>[0]);
+  }
+}
 
 /** The one GraphQL schema: served at /graphql (HTTP and WebSocket) and, through SOFA, as REST. */
 export function buildAppSchema(): Promise<GraphQLSchema> {
@@ -9,6 +35,6 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     resolvers: RESOLVERS,
     pubSub,
     // Inputs are checked with their class-validator rules before a resolver runs.
-    validate: { forbidUnknownValues: false },
+    validateFn: validateArgument,
   });
 }

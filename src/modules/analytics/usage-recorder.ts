@@ -56,19 +56,25 @@ export class UsageRecorder {
       const batch = this.buffer.splice(0, 5000);
       try {
         await this.ds.transaction(async (m) => {
+          // One JSON parameter: serialised natively, far cheaper than nine escaped array literals.
           await m.query(
             `INSERT INTO gateway_calls (developer_id, api_key_id, contract_id, method, kind, http_status, latency_ms, gas_used, at)
-             SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::int[], $8::numeric[], $9::timestamptz[])`,
+             SELECT d, k, c, m, t, s, l, g, a
+               FROM json_to_recordset($1::json) AS r(d uuid, k uuid, c uuid, m text, t text, s int, l int, g numeric, a timestamptz)`,
             [
-              batch.map((c) => c.developerId),
-              batch.map((c) => c.apiKeyId),
-              batch.map((c) => c.contractId),
-              batch.map((c) => c.method),
-              batch.map((c) => c.kind),
-              batch.map((c) => c.httpStatus),
-              batch.map((c) => Math.round(c.latencyMs)),
-              batch.map((c) => c.gasUsed),
-              batch.map((c) => c.at.toISOString()),
+              JSON.stringify(
+                batch.map((c) => ({
+                  d: c.developerId,
+                  k: c.apiKeyId,
+                  c: c.contractId,
+                  m: c.method,
+                  t: c.kind,
+                  s: c.httpStatus,
+                  l: Math.round(c.latencyMs),
+                  g: c.gasUsed,
+                  a: c.at,
+                })),
+              ),
             ],
           );
           await this.rollUp(m, batch);

@@ -15,7 +15,7 @@ import type { ContractService } from '../contracts/contract.service';
 import type { ApiKeyPrincipal, ApiKeyService } from '../keys/api-key.service';
 import type { TransactionSender } from '../wallets/transaction-sender';
 import type { WalletService } from '../wallets/wallet.service';
-import { decodeResult, encodeArgs, findMethod, type AbiMethod } from './abi';
+import { CallCodec, findMethod, type AbiMethod } from './abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore } from './idempotency';
 
@@ -60,6 +60,7 @@ function parseUint(value: string | null | undefined, field: string): bigint | un
 export class GatewayService {
   private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
   private readonly limiter?: RateLimiterMemory;
+  private readonly codec = new CallCodec();
   readonly idempotency: IdempotencyStore;
 
   constructor(
@@ -80,7 +81,7 @@ export class GatewayService {
   async query(creds: Credentials, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
     return this.traced('query', async (trace) => {
       const { contract, abiMethod } = await this.authorize(creds, contractId, method, 'read', trace);
-      const data = contract.iface.encodeFunctionData(abiMethod.fragment, encodeArgs(abiMethod.fragment, args));
+      const data = this.codec.encode(contract.record.id, contract.iface, abiMethod, args);
       const raw = await this.chains
         .call(contract.record.network, { to: contract.record.address!, data })
         .catch((e: unknown) => {
@@ -88,7 +89,7 @@ export class GatewayService {
           if (revert && !(e instanceof AppError)) throw this.reverted(revert);
           throw e;
         });
-      return { result: decodeResult(abiMethod.fragment, contract.iface.decodeFunctionResult(abiMethod.fragment, raw)) };
+      return { result: this.codec.decode(contract.record.id, contract.iface, abiMethod, raw) };
     });
   }
 
@@ -117,7 +118,7 @@ export class GatewayService {
           field: 'value',
         });
       }
-      const data = contract.iface.encodeFunctionData(abiMethod.fragment, encodeArgs(abiMethod.fragment, args));
+      const data = this.codec.encode(contract.record.id, contract.iface, abiMethod, args);
       const run = async (onRecorded?: Parameters<TransactionSender['send']>[0]['onRecorded']) => {
         const signer = await this.wallets.custodialSigner(contract.record.ownerId);
         const request = {

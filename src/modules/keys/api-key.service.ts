@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
@@ -20,7 +20,7 @@ const CACHE_TTL_MS = 60_000;
 /** lastUsedAt is written in batches at this pace (API.md §7 allows 60 s of lag). */
 const TOUCH_FLUSH_MS = 30_000;
 
-export const hashApiKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+export const hashApiKey = (key: string) => hash('sha256', key, 'hex');
 
 export function generateApiKey(): { key: string; prefix: string; hash: string } {
   const key = `svc_${randomBytes(32).toString('base64url')}`;

@@ -1,3 +1,4 @@
 export { findMethod, listMethods, methodKey, type AbiMethod } from './abi-method';
 export { encodeArgs } from './abi-args';
 export { decodeResult, toJsonValue } from './abi-result';
+export { CallCodec } from './call-codec';
