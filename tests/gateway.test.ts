@@ -154,6 +154,8 @@ describe('gateway access rules, in order', () => {
       [query(compiledOnly.id, 'count'), 409, 'CONTRACT_NOT_DEPLOYED'],
       [query(unregistered.id, 'count'), 409, 'CONTRACT_NOT_REGISTERED'],
       [query(token.id, 'noSuchMethod'), 404, 'METHOD_NOT_FOUND'],
+      [query(token.id, '%E0%A4%A'), 400, 'VALIDATION_FAILED'],
+      [api.get(`/api/devportal/contracts/%E0%A4%A`, { token: dev.token }), 400, 'VALIDATION_FAILED'],
     ];
     for (const [pending, status, code] of cases) {
       const res = await pending;
@@ -476,5 +478,83 @@ describe('GraphQL', () => {
       id: kitchen.id,
     });
     expect(denied.body.errors[0].extensions.code).toBe('INVALID_API_KEY');
+  });
+
+  it('refuses a REST invoke exactly as the GraphQL field does, and sends nothing', async () => {
+    const [before] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM chain_transactions');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['flag', { args: [] }],
+      ['set(uint256)', { args: ['1'], value: '1' }],
+      ['set(uint256)', { args: ['1'], gasLimit: 'abc' }],
+      ['set(uint256)', { args: ['1'], value: '-1' }],
+      ['set(uint256)', { args: ['x'] }],
+      ['checked', { args: ['1'] }],
+      ['nothing', { args: [] }],
+    ];
+    for (const [method, body] of calls) {
+      const rest = await invoke(kitchen.id, method, body);
+      const gql = await api.graphql(
+        'mutation($id: ID!, $method: String!, $args: JSON, $value: String, $gasLimit: String) { invokeContract(id: $id, method: $method, args: $args, value: $value, gasLimit: $gasLimit) { txHash } }',
+        { id: kitchen.id, method, ...body },
+        { apiKey: key },
+      );
+      const e = gql.body.errors[0];
+      const label = `${method} ${JSON.stringify(body)}`;
+      expect({ label, code: rest.body.error?.code, details: rest.body.error?.details }).toEqual({
+        label,
+        code: e.extensions.code,
+        details: e.extensions.details,
+      });
+    }
+    const [after] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM chain_transactions');
+    expect(after!.n).toBe(before!.n);
+  });
+
+  it('answers a REST query exactly as the GraphQL field does, result or error', async () => {
+    // REST serves the gateway's routes with the field's operation run straight from express:
+    // whatever the input, the outcome must be the field's.
+    const calls: Array<[string, string, unknown]> = [
+      [kitchen.id, 'pair', undefined],
+      [kitchen.id, 'fixedArr', []],
+      [kitchen.id, 'order', null],
+      [
+        kitchen.id,
+        'echo',
+        [{ buyer: dev.walletAddress, amounts: ['1', '2'], ref: `0x${'00'.repeat(31)}2a` }, '-3', '0x01020304', ['a']],
+      ],
+      [kitchen.id, 'echo', [{ buyer: dev.walletAddress, amounts: [], ref: '0x2a' }, '-3', '0x01020304', []]],
+      [kitchen.id, 'checked', ['1']],
+      [kitchen.id, 'checked', ['2']],
+      [kitchen.id, 'checked', [2]],
+      [kitchen.id, 'set', ['1']],
+      [kitchen.id, 'noSuchMethod', []],
+      [kitchen.id, 'flag', 'not an array'],
+      [kitchen.id, 'flag', { length: 1 }],
+      [token.id, 'balanceOf', ['0x1234']],
+      ['not-a-uuid', 'flag', []],
+    ];
+    for (const [id, method, args] of calls) {
+      const rest = await query(id, method, args);
+      const gql = await api.graphql(
+        'mutation($id: ID!, $method: String!, $args: JSON) { queryContract(id: $id, method: $method, args: $args) { result } }',
+        { id, method, args: args ?? null },
+        { apiKey: key },
+      );
+      const label = `${method} ${JSON.stringify(args)}`;
+      if (gql.body.errors) {
+        const e = gql.body.errors[0];
+        expect({ label, code: rest.body.error?.code, details: rest.body.error?.details }).toEqual({
+          label,
+          code: e.extensions.code,
+          details: e.extensions.details,
+        });
+      } else {
+        expect({ label, status: rest.status, body: rest.body }).toEqual({
+          label,
+          status: 201,
+          body: gql.body.data.queryContract,
+        });
+      }
+    }
   });
 });

@@ -17,6 +17,7 @@ import { AppError } from '../errors/app-error';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import type { RequestContext } from '../server/context';
+import { directRoute } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
@@ -37,6 +38,9 @@ export interface RestApi {
   router: express.Router;
   openApi: OpenApiDocument;
 }
+
+/** How deep SOFA (and directRoute) select nested object fields. */
+const DEPTH_LIMIT = 3;
 
 /** Body size limit of API.md §1. */
 export const MAX_BODY = '1mb';
@@ -62,17 +66,13 @@ function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
  * argument: when an operation has an `input` variable that the body does not name, the body
  * (less the operation's other arguments) becomes it.
  */
-function withInputFromBody(args: ExecutionArgs): ExecutionArgs {
-  const ctx = args.contextValue as RestServerContext;
+function withInputFromBody(args: ExecutionArgs, body: Record<string, unknown>): ExecutionArgs {
   const op = args.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const names = op?.variableDefinitions?.map((v) => v.variable.name.value) ?? [];
-  const variables = { ...(args.variableValues ?? {}) };
-  if (names.includes('input') && variables.input === undefined && !('input' in ctx.body)) {
-    const input: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(ctx.body)) if (!names.includes(k)) input[k] = v;
-    variables.input = input;
-  }
-  return { ...args, variableValues: variables, contextValue: ctx.appContext };
+  if (!names.includes('input') || args.variableValues?.input !== undefined || 'input' in body) return args;
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!names.includes(k)) input[k] = v;
+  return { ...args, variableValues: { ...(args.variableValues ?? {}), input } };
 }
 
 /** Parses a JSON body; a malformed one or one that is not an object is the caller's error (400). */
@@ -99,12 +99,14 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
     .map((t) => t.name);
 
+  const publicError = (error: unknown) =>
+    toPublicError(error, (err) => opts.logger.error({ err }, 'unexpected error in REST call'));
   const sofa = useSofa({
     basePath: base,
     schema,
     // Every object type is returned whole, never cut down to its id as SOFA does for "models".
     ignore: objectTypes,
-    depthLimit: 3,
+    depthLimit: DEPTH_LIMIT,
     // SOFA knows no JSON Schema for the JSON scalar: arguments would point at a missing
     // `#/components/schemas/JSON` and fields become `{type: object}`, both wrong for `args:
     // ["0x..", "1"]` or `result: "1000"`. It is any JSON value. A getter hands SOFA a fresh object
@@ -121,9 +123,12 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       ]),
     ),
     context: (serverContext) => serverContext as unknown as RestServerContext as unknown as Record<string, unknown>,
-    execute: (args: ExecutionArgs) => execute(withInputFromBody(args)),
+    execute: (args: ExecutionArgs) => {
+      const ctx = args.contextValue as RestServerContext;
+      return execute(withInputFromBody({ ...args, contextValue: ctx.appContext }, ctx.body));
+    },
     errorHandler: (errors) => {
-      const e = toPublicError(errors[0], (err) => opts.logger.error({ err }, 'unexpected error in REST call'));
+      const e = publicError(errors[0]);
       return new FetsResponse(JSON.stringify(errorBody(e)), {
         status: e.status,
         headers: { 'content-type': 'application/json; charset=utf-8', ...(e.headers ?? {}) },
@@ -160,6 +165,21 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   router.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  for (const route of routes.filter((r) => r.direct)) {
+    const handler = directRoute({
+      schema,
+      route,
+      ignore: objectTypes,
+      depthLimit: DEPTH_LIMIT,
+      makeContext: opts.makeContext,
+      parseBody,
+      prepare: withInputFromBody,
+      fail: (res, error) => sendError(res, publicError(error)),
+    });
+    if (route.method === 'GET') router.get(toRouterPath(route.path), handler);
+    else if (route.method === 'POST') router.post(toRouterPath(route.path), handler);
+    else router.delete(toRouterPath(route.path), handler);
+  }
   router.use(async (req, res, next) => {
     try {
       const url = new URL(req.originalUrl, 'http://rest.local');

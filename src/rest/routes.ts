@@ -13,6 +13,11 @@ export interface RestRoute {
   field: string;
   auth: RouteAuth;
   summary: string;
+  /**
+   * Served by `directRoute` (SOFA's operation for the field, executed without SOFA's HTTP runtime):
+   * the gateway's hot routes. Same paths, variables, statuses and errors; SOFA still documents them.
+   */
+  direct?: true;
 }
 
 export const AREA_BASE: Record<RestArea, string> = {
@@ -204,6 +209,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     path: '/contracts/{id}/query/{method}',
     field: 'Mutation.queryContract',
     auth: 'api-key',
+    direct: true,
     summary: 'Read a contract function (eth_call); scope read',
   },
   {
@@ -212,6 +218,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     path: '/contracts/{id}/invoke/{method}',
     field: 'Mutation.invokeContract',
     auth: 'api-key',
+    direct: true,
     summary: 'Send a transaction to a contract function; scope write',
   },
   // Analytics
