@@ -14,8 +14,8 @@ import { BlockIndex } from '../src/modules/explorer/block-index';
 import { ChainReader, hexToDecimal, hexToNumber, type RpcReceipt } from '../src/modules/explorer/chain-reader';
 import { ChainWatcher } from '../src/modules/explorer/chain-watcher';
 import { ExplorerIndexer } from '../src/modules/explorer/explorer-indexer';
-import { spawnService } from '../tests/kit/process';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_WALLET_KEY } from '../tests/kit/stack';
+import { serviceEnv, spawnService } from '../tests/kit/process';
+import { createTestDatabase } from '../tests/kit/stack';
 import { generateChain, HOT, percentile, QUIET, round, rpc } from './explorer-chain';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000);
@@ -220,15 +220,9 @@ async function main(): Promise<void> {
     results.explain = { hotTransactions: hotCount, usesIndexes: !/Seq Scan/.test(plan), plan };
 
     // Address latency through the service (its own process), index versus RPC scan.
-    const service = await spawnService({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: db.url,
-      MAINNET_RPC_URL: mainnet.url,
-      TESTNET_RPC_URL: testnet.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-    });
+    const service = await spawnService(
+      serviceEnv({ databaseUrl: db.url, testnetUrl: testnet.url, mainnetUrl: mainnet.url }, { LOG_LEVEL: 'warn' }),
+    );
     try {
       const base = `${service.url}/api/explorer/address`;
       const address: Record<string, unknown> = {

@@ -9,8 +9,8 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startLocalNode } from '../src/chain/local-node';
 import { createLogger } from '../src/logger';
-import { spawnService } from '../tests/kit/process';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_WALLET_KEY } from '../tests/kit/stack';
+import { serviceEnv, spawnService } from '../tests/kit/process';
+import { createTestDatabase } from '../tests/kit/stack';
 import { percentile, round, rpc } from './explorer-chain';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000);
@@ -93,15 +93,9 @@ async function main(): Promise<void> {
   const mainnet = await startLocalNode({ chainId: 1991, blockTime: 86_400, logger });
   const testnet = await startLocalNode({ chainId: 17991, blockTime: 86_400, logger });
   const db = await createTestDatabase();
-  const service = await spawnService({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: db.url,
-    MAINNET_RPC_URL: mainnet.url,
-    TESTNET_RPC_URL: testnet.url,
-    JWT_SECRET: TEST_JWT_SECRET,
-    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-  });
+  const service = await spawnService(
+    serviceEnv({ databaseUrl: db.url, testnetUrl: testnet.url, mainnetUrl: mainnet.url }, { LOG_LEVEL: 'warn' }),
+  );
   try {
     const wsUrl = `${service.url.replace('http', 'ws')}/graphql`;
     const baseline = await measure(wsUrl, mainnet.url, 1, BLOCKS);

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from '../../src/chain/local-node';
 import { createLogger } from '../../src/logger';
 import { createDevCa, type DevCa } from '../../src/modules/accounts/eds/dev-ca';
-import { spawnService, type ServiceProcess } from '../kit/process';
-import { createTestDatabase, sqlRows, TEST_JWT_SECRET, TEST_WALLET_KEY } from '../kit/stack';
+import { serviceEnv as serviceEnvOf, spawnService, type ServiceProcess } from '../kit/process';
+import { createTestDatabase, sqlRows } from '../kit/stack';
 
 // Fault tests own everything the service depends on (database, chain nodes, processes) so that
 // they can stop, kill and restart each piece on its own.
@@ -96,18 +96,17 @@ export async function startFaultEnv(opts: FaultEnvOptions = {}): Promise<FaultEn
   const processes = new Set<ServiceProcess>();
   const databaseUrl = opts.databaseUrl ?? db!.url;
 
-  const serviceEnv = (extra: Record<string, string> = {}) => ({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: databaseUrl,
-    TESTNET_RPC_URL: testnet.url,
-    MAINNET_RPC_URL: mainnet.url,
-    JWT_SECRET: TEST_JWT_SECRET,
-    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-    EDS_TRUSTED_CA_FILE: bundle,
-    FAUCET_PRIVATE_KEY: LOCAL_NODE_FUNDED_KEY,
-    ...extra,
-  });
+  const serviceEnv = (extra: Record<string, string> = {}) =>
+    serviceEnvOf(
+      {
+        databaseUrl,
+        testnetUrl: testnet.url,
+        mainnetUrl: mainnet.url,
+        trustedCaFile: bundle,
+        faucetPrivateKey: LOCAL_NODE_FUNDED_KEY,
+      },
+      extra,
+    );
 
   return {
     dir,

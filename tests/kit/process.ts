@@ -84,16 +84,43 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
 }
 
 /** A second instance of a test stack's service: same database, same chains, same secrets. */
-export function spawnSibling(stack: Stack, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  return spawnService({
+export interface ServiceTarget {
+  databaseUrl: string;
+  testnetUrl: string;
+  mainnetUrl: string;
+  /** EDS trust bundle; the development CA when absent. */
+  trustedCaFile?: string;
+  faucetPrivateKey?: string;
+}
+
+/** Environment of a service process on one database and pair of chains, with the test secrets. */
+export function serviceEnv(target: ServiceTarget, extra: Record<string, string> = {}): Record<string, string> {
+  return {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
-    DATABASE_URL: stack.databaseUrl,
-    TESTNET_RPC_URL: stack.app.rpcUrls.testnet!,
-    MAINNET_RPC_URL: stack.app.rpcUrls.mainnet!,
+    DATABASE_URL: target.databaseUrl,
+    TESTNET_RPC_URL: target.testnetUrl,
+    MAINNET_RPC_URL: target.mainnetUrl,
     JWT_SECRET: TEST_JWT_SECRET,
     WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-    EDS_TRUSTED_CA_FILE: path.join(stack.dataDir, 'trusted-ca.pem'),
-    ...env,
-  });
+    ...(target.trustedCaFile ? { EDS_TRUSTED_CA_FILE: target.trustedCaFile } : {}),
+    ...(target.faucetPrivateKey ? { FAUCET_PRIVATE_KEY: target.faucetPrivateKey } : {}),
+    ...extra,
+  };
+}
+
+export function spawnSibling(stack: Stack, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  return spawnService(
+    serviceEnv(
+      {
+        databaseUrl: stack.databaseUrl,
+        testnetUrl: stack.app.rpcUrls.testnet!,
+        mainnetUrl: stack.app.rpcUrls.mainnet!,
+        trustedCaFile: path.join(stack.dataDir, 'trusted-ca.pem'),
+        // The same faucet account as the in-process service (a funded dev-chain key when it started the chains).
+        faucetPrivateKey: stack.app.faucetPrivateKey,
+      },
+      env,
+    ),
+  );
 }
