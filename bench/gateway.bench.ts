@@ -2,9 +2,23 @@
 //   eth_call balanceOf straight to the node (baseline) vs the gateway's REST query vs GraphQL,
 //   then 100 concurrent invokes from one wallet with a 1-second block time.
 // Run: npm run bench:gateway
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { Interface } from 'ethers';
 import { TOKEN_SOURCE } from '../tests/kit/solidity';
-import { load, machine, startBenchStack, type LoadResult } from './kit';
+import { load, machine, sequentialLatency, startBenchStack, type LatencyResult, type LoadResult } from './kit';
+
+/** bare-proxy.js as its own process, like the service, so it does not share the load generator's event loop. */
+async function startBareProxy(nodeUrl: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [path.join(__dirname, 'bare-proxy.js'), nodeUrl], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()));
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') };
+}
 
 async function main(): Promise<void> {
   const stack = await startBenchStack({ API_KEY_RATE_LIMIT: '0' });
@@ -24,9 +38,9 @@ async function main(): Promise<void> {
     const data = new Interface(token.abi).encodeFunctionData('balanceOf', [dev.walletAddress]);
 
     const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-    const results: LoadResult[] = [];
-    results.push(
-      await load('node eth_call (baseline)', {
+    const targets = [
+      {
+        name: 'node eth_call (baseline)',
         url: stack.nodes.testnet.url,
         body: JSON.stringify({
           jsonrpc: '2.0',
@@ -34,27 +48,33 @@ async function main(): Promise<void> {
           method: 'eth_call',
           params: [{ to: token.address, data }, 'latest'],
         }),
-        seconds,
-      }),
-    );
-    results.push(
-      await load('gateway REST query', {
+      },
+      {
+        name: 'gateway REST query',
         url: `${stack.url}/api/devportal/contracts/${token.id}/query/balanceOf`,
         body: JSON.stringify({ args: [dev.walletAddress] }),
         headers: { 'x-api-key': key },
-        seconds,
-      }),
-    );
-    results.push(
-      await load('gateway GraphQL queryContract', {
+      },
+      {
+        name: 'gateway GraphQL queryContract',
         url: `${stack.url}/graphql`,
         body: JSON.stringify({
           query: `mutation { queryContract(id: "${token.id}", method: "balanceOf", args: ["${dev.walletAddress}"]) { result } }`,
         }),
         headers: { 'x-api-key': key },
-        seconds,
-      }),
-    );
+      },
+    ];
+    const proxy = await startBareProxy(stack.nodes.testnet.url);
+    targets.splice(1, 0, {
+      name: 'floor: bare Node proxy to the node (no gateway)',
+      url: proxy.url,
+      body: targets[0]!.body,
+    });
+    const results: LoadResult[] = [];
+    for (const t of targets) results.push(await load(t.name, { ...t, seconds }));
+    // What each layer adds to one call, without the queueing of 50 saturating connections.
+    const latencies: LatencyResult[] = [];
+    for (const t of targets) latencies.push(await sequentialLatency(t.name, t));
 
     // 100 concurrent invokes from one wallet.
     const started = Date.now();
@@ -79,6 +99,15 @@ async function main(): Promise<void> {
       console.log(
         `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${ratio} | ${r === base ? '-' : `${r.p50 - base.p50} ms`} |`,
       );
+    }
+    proxy.stop();
+    const baseLatency = latencies[0]!;
+    console.log('\nOne request at a time (one keep-alive connection, 2,000 requests after 500 unmeasured):\n');
+    console.log('| run | p50 ms | p99 ms | p50 added |');
+    console.log('|---|---|---|---|');
+    for (const l of latencies) {
+      const added = l === baseLatency ? '-' : `${(l.p50 - baseLatency.p50).toFixed(3)} ms`;
+      console.log(`| ${l.name} | ${l.p50.toFixed(3)} | ${l.p99.toFixed(3)} | ${added} |`);
     }
     console.log(
       `\n100 concurrent invokes from one wallet: ${succeeded}/100 succeeded in ${invokeSeconds.toFixed(2)} s`,

@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { startLocalNode, type LocalNode } from '../src/chain/local-node';
+import { Pool } from 'undici';
+import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from '../src/chain/local-node';
 import { createLogger } from '../src/logger';
 import { createDevCa, type DevCa } from '../src/modules/accounts/eds/dev-ca';
 import { client, type Client } from '../tests/kit/http';
 import { login, type LoggedIn } from '../tests/kit/login';
-import { spawnService, type ServiceProcess } from '../tests/kit/process';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_WALLET_KEY } from '../tests/kit/stack';
+import { serviceEnv, spawnService, type ServiceProcess } from '../tests/kit/process';
+import { createTestDatabase } from '../tests/kit/stack';
 
 export interface BenchStack {
   url: string;
@@ -33,18 +34,18 @@ export async function startBenchStack(env: Record<string, string> = {}): Promise
   writeFileSync(path.join(dir, 'ca.pem'), ca.certificatePem);
   const testnet = await startLocalNode({ chainId: 17991, blockTime: 1, logger });
   const mainnet = await startLocalNode({ chainId: 1991, blockTime: 1, logger });
-  const service = await spawnService({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: db.url,
-    TESTNET_RPC_URL: testnet.url,
-    MAINNET_RPC_URL: mainnet.url,
-    JWT_SECRET: TEST_JWT_SECRET,
-    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-    EDS_TRUSTED_CA_FILE: path.join(dir, 'ca.pem'),
-    FAUCET_PRIVATE_KEY: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-    ...env,
-  });
+  const service = await spawnService(
+    serviceEnv(
+      {
+        databaseUrl: db.url,
+        testnetUrl: testnet.url,
+        mainnetUrl: mainnet.url,
+        trustedCaFile: path.join(dir, 'ca.pem'),
+        faucetPrivateKey: LOCAL_NODE_FUNDED_KEY,
+      },
+      { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    ),
+  );
   const api = client(service.url);
   const dev = await login(api, ca);
   return {
@@ -100,4 +101,45 @@ export async function load(
 export function machine(): string {
   const run = (c: string) => execSync(c).toString().trim();
   return `${run('date -u +%Y-%m-%dT%H:%MZ')}, ${run('nproc')} cores, ${run("free -g | awk '/Mem:/ {print $2}'")} GiB, ${run('uname -sr')}, Node ${process.version}`;
+}
+
+export interface LatencyResult {
+  name: string;
+  requests: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * Latency with one request at a time over one keep-alive connection (after `warmup` unmeasured
+ * ones), in milliseconds with microsecond resolution: what a layer adds to a call, without the
+ * queueing a saturating load adds.
+ */
+export async function sequentialLatency(
+  name: string,
+  opts: { url: string; body: string; headers?: Record<string, string>; requests?: number; warmup?: number },
+): Promise<LatencyResult> {
+  const target = new URL(opts.url);
+  const pool = new Pool(target.origin, { connections: 1 });
+  const requests = opts.requests ?? 2000;
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < (opts.warmup ?? 500) + requests; i++) {
+      const started = performance.now();
+      const res = await pool.request({
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...opts.headers },
+        body: opts.body,
+      });
+      await res.body.text();
+      if (res.statusCode >= 300) throw new Error(`${name}: HTTP ${res.statusCode}`);
+      if (i >= (opts.warmup ?? 500)) times.push(performance.now() - started);
+    }
+  } finally {
+    await pool.close();
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 1000) / 1000;
+  return { name, requests, p50: at(0.5), p99: at(0.99) };
 }
