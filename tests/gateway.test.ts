@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { keccak256, parseEther } from 'ethers';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
@@ -556,5 +557,63 @@ describe('GraphQL', () => {
         });
       }
     }
+  });
+});
+
+describe('REST gateway routes before and behind express', () => {
+  // The HTTP server serves the exact gateway paths itself and leaves variants (a trailing slash,
+  // a compressed body) to express; both run the same operation and must answer alike.
+  const variants = async (method: string, body: string, headers: Record<string, string> = {}) => {
+    const path = `/api/devportal/contracts/${token.id}/query/${method}`;
+    const send = (url: string, payload: Uint8Array<ArrayBuffer> | string, extra: Record<string, string> = {}) =>
+      fetch(`${stack.url}${url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers, ...extra },
+        body: payload,
+      }).then(async (res) => ({
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        retryAfter: res.headers.get('retry-after'),
+        requestId: res.headers.get('x-request-id') !== null,
+        body: await res.text(),
+      }));
+    return Promise.all([
+      send(path, body),
+      send(`${path}/`, body),
+      send(path, new Uint8Array(gzipSync(body)), { 'content-encoding': 'gzip' }),
+    ]);
+  };
+
+  it('answers results and every kind of refusal the same way', async () => {
+    const cases: Array<[string, string, Record<string, string>?]> = [
+      ['balanceOf', JSON.stringify({ args: [dev.walletAddress] }), { 'x-api-key': key }],
+      ['balanceOf', JSON.stringify({ args: ['0x1234'] }), { 'x-api-key': key }],
+      ['noSuchMethod', '{}', { 'x-api-key': key }],
+      ['balanceOf', '{"args": [', { 'x-api-key': key }],
+      ['balanceOf', '[1, 2]', { 'x-api-key': key }],
+      ['balanceOf', '', { 'x-api-key': key }],
+      ['balanceOf', JSON.stringify({ args: [dev.walletAddress] }), {}],
+      ['balanceOf', JSON.stringify({ args: [dev.walletAddress] }), { 'x-api-key': 'svc_nope' }],
+      ['balanceOf%28address%29', JSON.stringify({ args: [dev.walletAddress] }), { 'x-api-key': key }],
+      ['%E0%A4%A', '{}', { 'x-api-key': key }],
+    ];
+    for (const [method, body, headers] of cases) {
+      const [direct, slash, gzip] = await variants(method, body, headers);
+      const label = `${method} ${body}`;
+      expect({ label, ...direct, requestId: true }).toEqual({ label, ...slash });
+      expect({ label, ...direct, requestId: true }).toEqual({ label, ...gzip });
+      expect(direct.contentType).toBe('application/json; charset=utf-8');
+    }
+    const [ok] = await variants('balanceOf', JSON.stringify({ args: [dev.walletAddress] }), { 'x-api-key': key });
+    expect(ok.status).toBe(201);
+    expect(JSON.parse(ok.body)).toEqual({ result: expect.any(String) });
+  });
+
+  it('refuses a body over 1 MiB with 413 on both paths', async () => {
+    const big = JSON.stringify({ args: ['x'.repeat(1024 * 1024)] });
+    const [direct, slash] = await variants('balanceOf', big, { 'x-api-key': key });
+    expect(direct.status).toBe(413);
+    expect(JSON.parse(direct.body).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(slash).toEqual(direct);
   });
 });

@@ -1,5 +1,6 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
-import type express from 'express';
+import type http from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import {
   execute,
   GraphQLBoolean,
@@ -18,6 +19,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../errors/app-error';
+import { errorBody, type PublicError } from '../errors/error-map';
 import type { RequestContext } from '../server/context';
 import { successStatus, type RestRoute } from './routes';
 
@@ -28,13 +30,30 @@ export interface DirectRouteOptions {
   /** SOFA's `ignore` list: object types returned whole. */
   ignore: string[];
   depthLimit: number;
-  makeContext: (req: express.Request) => RequestContext;
   parseBody: (raw: unknown) => Record<string, unknown>;
   /** Applied to every execution, as for SOFA (the flat body → `input` rule). */
   prepare: (args: ExecutionArgs, body: Record<string, unknown>) => ExecutionArgs;
-  /** Answers a failure in the error shape, as SOFA's error handler does (the same mapping). */
-  fail: (res: express.Response, error: unknown) => void;
+  /** Maps a failure to the error shape, as SOFA's error handler does (the same mapping). */
+  publicError: (error: unknown) => PublicError;
 }
+
+/** One request to a direct route, however it arrived. */
+export interface DirectCall {
+  /** Path parameters, already percent-decoded. */
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** The body as received (a Buffer, or nothing). */
+  rawBody: unknown;
+  context: () => RequestContext;
+}
+
+export interface DirectReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type DirectOperation = (call: DirectCall) => Promise<DirectReply>;
 
 /** SOFA's reading of one variable: scalars through the schema's `serialize`, lists element-wise. */
 function readVariable(value: unknown, type: GraphQLInputType): unknown {
@@ -53,11 +72,11 @@ function readVariable(value: unknown, type: GraphQLInputType): unknown {
 /**
  * One REST route served without SOFA's HTTP runtime: the operation SOFA generates for the route's
  * field (same document, same variables read from path, query string and body in SOFA's order, same
- * success status, same error mapping), executed straight from express. Used for the gateway's
- * hot routes, where SOFA's request, router and response layers cost more than the call itself
- * (BENCHMARKS.md); the OpenAPI document still comes from SOFA.
+ * success status, same error mapping), executed directly. Used for the gateway's hot routes, where
+ * SOFA's request, router and response layers cost more than the call itself (BENCHMARKS.md); the
+ * OpenAPI document still comes from SOFA. Never rejects: failures come back in the error shape.
  */
-export function directRoute(opts: DirectRouteOptions): express.RequestHandler {
+export function directOperation(opts: DirectRouteOptions): DirectOperation {
   const { schema, route } = opts;
   const [operationType, fieldName] = route.field.split('.') as ['Query' | 'Mutation', string];
   const kind = operationType === 'Query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION;
@@ -81,14 +100,18 @@ export function directRoute(opts: DirectRouteOptions): express.RequestHandler {
   });
   const status = successStatus(route);
 
-  return (req, res, next) => {
+  const failure = (error: unknown): DirectReply => {
+    const e = opts.publicError(error);
+    return { status: e.status, body: errorBody(e), headers: e.headers };
+  };
+
+  return async (call) => {
     let body: Record<string, unknown>;
     const variableValues: Record<string, unknown> = {};
     try {
-      body = opts.parseBody(req.body);
-      const params = req.params as Record<string, string>;
+      body = opts.parseBody(call.rawBody);
       for (const { name, type } of variables) {
-        const raw = name in params ? params[name] : (req.query[name] ?? body[name]);
+        const raw = name in call.params ? call.params[name] : (call.query[name] ?? body[name]);
         let value: unknown;
         try {
           value = readVariable(raw, type);
@@ -99,20 +122,126 @@ export function directRoute(opts: DirectRouteOptions): express.RequestHandler {
         }
         if (value !== undefined) variableValues[name] = value;
       }
+      const args = opts.prepare(
+        { schema, document, variableValues, contextValue: call.context(), operationName: operation.name?.value },
+        body,
+      );
+      const result: ExecutionResult = await execute(args);
+      if (result.errors && result.errors.length > 0) return failure(result.errors[0]);
+      return { status, body: (result.data as Record<string, unknown> | null)?.[fieldName] ?? null };
     } catch (e) {
-      opts.fail(res, e);
-      return;
+      return failure(e);
     }
-    const args = opts.prepare(
-      { schema, document, variableValues, contextValue: opts.makeContext(req), operationName: operation.name?.value },
-      body,
-    );
-    Promise.resolve(execute(args)).then((result: ExecutionResult) => {
-      if (result.errors && result.errors.length > 0) {
-        opts.fail(res, result.errors[0]);
+  };
+}
+
+/** A direct route as the HTTP server matches it: its full path and its operation. */
+export interface DirectEndpoint {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Full path with `{param}` placeholders, area base included. */
+  path: string;
+  run: DirectOperation;
+}
+
+export interface DirectDispatchHooks {
+  /** Body size limit in bytes, and the answer to a larger body (413, as for every route). */
+  maxBody: number;
+  tooLarge: PublicError;
+  /** Starts request bookkeeping (request id, metrics, log line); returns the request id. */
+  begin: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => string;
+  context: (requestId: string, headers: http.IncomingHttpHeaders) => RequestContext;
+}
+
+function reply(res: http.ServerResponse, r: DirectReply): void {
+  const text = JSON.stringify(r.body);
+  res.statusCode = r.status;
+  if (r.headers) for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
+ * Serves the direct routes straight from Node's HTTP server, before express: an exact match of the
+ * path (as SPEC.md spells it) with a plain body. Anything else (another method, a trailing slash or
+ * other letter case, a compressed body) returns false and goes through express, whose routes for
+ * the same operations answer the same way; the tests hold both to the same answers.
+ */
+export function directDispatcher(
+  endpoints: DirectEndpoint[],
+  hooks: DirectDispatchHooks,
+): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
+  const compiled = endpoints.map((e) => {
+    const names: string[] = [];
+    const source = e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    return { ...e, pattern: new RegExp(`^${source}$`), names };
+  });
+  return (req, res) => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    let endpoint: (typeof compiled)[number] | undefined;
+    let match: RegExpExecArray | null = null;
+    for (const e of compiled) {
+      if (e.method !== req.method) continue;
+      match = e.pattern.exec(path);
+      if (match) {
+        endpoint = e;
+        break;
+      }
+    }
+    if (!endpoint || !match) return false;
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+
+    const requestId = hooks.begin(req, res, path);
+    const params: Record<string, string> = {};
+    try {
+      for (let i = 0; i < endpoint.names.length; i++) params[endpoint.names[i]!] = decodeURIComponent(match[i + 1]!);
+    } catch {
+      reply(res, {
+        status: 400,
+        body: errorBody({
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          message: 'The request path is not valid percent-encoding',
+        }),
+      });
+      req.resume();
+      return true;
+    }
+    const declared = Number(req.headers['content-length']);
+    if (declared > hooks.maxBody) {
+      reply(res, { status: 413, body: errorBody(hooks.tooLarge) });
+      req.resume();
+      return true;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > hooks.maxBody) {
+        refused = true;
+        reply(res, { status: 413, body: errorBody(hooks.tooLarge) });
         return;
       }
-      res.status(status).json((result.data as Record<string, unknown> | null)?.[fieldName] ?? null);
-    }, next);
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (refused) return;
+      const run = endpoint.run({
+        params,
+        query: q === -1 ? {} : parseQueryString(url.slice(q + 1)),
+        rawBody: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+        context: () => hooks.context(requestId, req.headers),
+      });
+      void run.then((r) => reply(res, r));
+    });
+    return true;
   };
 }

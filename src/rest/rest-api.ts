@@ -17,7 +17,7 @@ import { AppError } from '../errors/app-error';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import type { RequestContext } from '../server/context';
-import { directRoute } from './direct-route';
+import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
@@ -37,6 +37,8 @@ export interface RestApiOptions {
 export interface RestApi {
   router: express.Router;
   openApi: OpenApiDocument;
+  /** The area's direct routes, for the HTTP server to serve before express. */
+  direct: DirectEndpoint[];
 }
 
 /** How deep SOFA (and directRoute) select nested object fields. */
@@ -44,6 +46,7 @@ const DEPTH_LIMIT = 3;
 
 /** Body size limit of API.md §1. */
 export const MAX_BODY = '1mb';
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 const sendError = (res: express.Response, e: PublicError): void => {
   for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
@@ -165,17 +168,30 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   router.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  const direct: DirectEndpoint[] = [];
   for (const route of routes.filter((r) => r.direct)) {
-    const handler = directRoute({
+    const run = directOperation({
       schema,
       route,
       ignore: objectTypes,
       depthLimit: DEPTH_LIMIT,
-      makeContext: opts.makeContext,
       parseBody,
       prepare: withInputFromBody,
-      fail: (res, error) => sendError(res, publicError(error)),
+      publicError,
     });
+    direct.push({ method: route.method, path: `${base}${route.path}`, run });
+    // The same operation behind express, for the requests the HTTP server leaves to it.
+    const handler: express.RequestHandler = (req, res) => {
+      void run({
+        params: req.params as Record<string, string>,
+        query: req.query,
+        rawBody: req.body,
+        context: () => opts.makeContext(req),
+      }).then((reply) => {
+        for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+        res.status(reply.status).json(reply.body);
+      });
+    };
     if (route.method === 'GET') router.get(toRouterPath(route.path), handler);
     else if (route.method === 'POST') router.post(toRouterPath(route.path), handler);
     else router.delete(toRouterPath(route.path), handler);
@@ -220,5 +236,5 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       next(err);
     }
   });
-  return { router, openApi };
+  return { router, openApi, direct };
 }

@@ -9,7 +9,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
-import { createRestApi, MAX_BODY } from '../rest/rest-api';
+import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
+import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import { assertComplexity, complexityPlugin, graphqlValidationRules } from '../schema/limits';
 import { credentialsFrom, type RequestContext } from './context';
@@ -81,7 +82,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const server = http.createServer(app);
+  // The gateway's hot routes are matched before express (src/rest/direct-route.ts); every other
+  // request, and any variant of those the dispatcher leaves alone, goes through express.
+  const direct: DirectEndpoint[] = [];
+  let serveDirect: (req: http.IncomingMessage, res: http.ServerResponse) => boolean = () => false;
+  const server = http.createServer((req, res) => {
+    if (!serveDirect(req, res)) app(req, res);
+  });
 
   const contextFor = (requestId: string, headers: Record<string, unknown>): RequestContext => {
     const idempotencyKey = headers['idempotency-key'];
@@ -99,20 +106,31 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     };
   };
 
-  app.use((req, res, next) => {
+  const tooLarge: PublicError = {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: `The request body is larger than ${MAX_BODY}`,
+  };
+
+  /** Request id, metrics and the access log line of every HTTP request. */
+  const begin = (req: http.IncomingMessage, res: http.ServerResponse, path: string): string => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = requestId;
     res.setHeader('x-request-id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.httpRequests.observe({ area: areaOf(req.path), method: req.method, status: res.statusCode }, seconds);
+      metrics.httpRequests.observe({ area: areaOf(path), method: req.method, status: res.statusCode }, seconds);
       logger.info(
-        { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) },
+        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 1000) },
         'request',
       );
     });
+    return requestId;
+  };
+
+  app.use((req, res, next) => {
+    res.locals.requestId = begin(req, res, req.path);
     next();
   });
 
@@ -203,7 +221,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       makeContext: (req) => contextFor(req.res?.locals.requestId as string, req.headers),
     });
     app.use(AREA_BASE[area], rest.router);
+    direct.push(...rest.direct);
   }
+  serveDirect = directDispatcher(direct, {
+    maxBody: MAX_BODY_BYTES,
+    tooLarge,
+    begin,
+    context: contextFor,
+  });
 
   app.use((req, res) => {
     res.status(404).json(errorBody({ status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${req.path}` }));
@@ -213,7 +238,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     const type = (err as { type?: string }).type;
     let e: PublicError;
     if (type === 'entity.too.large') {
-      e = { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${MAX_BODY}` };
+      e = tooLarge;
     } else if (type === 'entity.parse.failed') {
       e = { status: 400, code: 'VALIDATION_FAILED', message: 'The request body is not valid JSON' };
     } else if (err instanceof URIError) {
