@@ -57,7 +57,7 @@ async function main(): Promise<void> {
         httpStatus: i % 50 === 0 ? 422 : 201,
         latencyMs: (i % 97) + 0.5,
         gasUsed: i % 4 === 0 ? '51234' : null,
-        at: new Date(now - (i % (14 * 86_400)) * 1000),
+        at: now - (i % (14 * 86_400)) * 1000,
       });
       if (i % 50_000 === 49_999) await recorder.flush();
     }

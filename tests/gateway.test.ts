@@ -403,6 +403,21 @@ describe('analytics', () => {
 
     const res = await api.get(`/api/devportal/developers/${a.developerId}/analytics`, { token: a.token });
     expect(res.status).toBe(200);
+    // The raw records: one row per call, stamped with the time it was made.
+    const recorded = await rows<{ kind: string; http_status: number; age_s: number }>(
+      `SELECT kind, http_status, extract(epoch FROM now() - at)::float AS age_s FROM gateway_calls
+        WHERE developer_id = $1 ORDER BY at`,
+      [a.developerId],
+    );
+    expect(recorded.map((r) => `${r.kind} ${r.http_status}`)).toEqual([
+      'query 201',
+      'query 201',
+      'query 201',
+      'invoke 201',
+      'invoke 403',
+      'query 404',
+    ]);
+    for (const r of recorded) expect(Math.abs(r.age_s)).toBeLessThan(120);
     const { totals, daily, byContract, byApiKey, byMethod } = res.body;
     expect(res.body.days).toBe(14);
     expect(totals).toMatchObject({ requests: 6, queries: 4, invokes: 2, errors: 2 });

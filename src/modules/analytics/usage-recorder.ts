@@ -12,8 +12,14 @@ export interface GatewayCall {
   httpStatus: number;
   latencyMs: number;
   gasUsed: string | null;
-  at: Date;
+  /** When the call was made, in epoch milliseconds. */
+  at: number;
 }
+
+const DAY_MS = 86_400_000;
+
+/** `YYYY-MM-DD` (UTC) of an epoch-millisecond time. */
+const dayOf = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
 
 /** At most this many calls wait in memory while the database is away; the oldest go first. */
 const MAX_BUFFERED = 100_000;
@@ -56,24 +62,26 @@ export class UsageRecorder {
       const batch = this.buffer.splice(0, 5000);
       try {
         await this.ds.transaction(async (m) => {
-          // One JSON parameter: serialised natively, far cheaper than nine escaped array literals.
+          // One JSON parameter of positional rows: serialised natively, far cheaper than nine
+          // escaped array literals, and without repeating field names per row.
           await m.query(
             `INSERT INTO gateway_calls (developer_id, api_key_id, contract_id, method, kind, http_status, latency_ms, gas_used, at)
-             SELECT d, k, c, m, t, s, l, g, a
-               FROM json_to_recordset($1::json) AS r(d uuid, k uuid, c uuid, m text, t text, s int, l int, g numeric, a timestamptz)`,
+             SELECT (r->>0)::uuid, (r->>1)::uuid, (r->>2)::uuid, r->>3, r->>4, (r->>5)::int, (r->>6)::int,
+                    (r->>7)::numeric, to_timestamp((r->>8)::float8 / 1000)
+               FROM json_array_elements($1::json) AS r`,
             [
               JSON.stringify(
-                batch.map((c) => ({
-                  d: c.developerId,
-                  k: c.apiKeyId,
-                  c: c.contractId,
-                  m: c.method,
-                  t: c.kind,
-                  s: c.httpStatus,
-                  l: Math.round(c.latencyMs),
-                  g: c.gasUsed,
-                  a: c.at,
-                })),
+                batch.map((c) => [
+                  c.developerId,
+                  c.apiKeyId,
+                  c.contractId,
+                  c.method,
+                  c.kind,
+                  c.httpStatus,
+                  Math.round(c.latencyMs),
+                  c.gasUsed,
+                  c.at,
+                ]),
               ),
             ],
           );
@@ -102,8 +110,14 @@ export class UsageRecorder {
         histogram: number[];
       }
     >();
+    const days = new Map<number, string>();
     for (const c of batch) {
-      const day = c.at.toISOString().slice(0, 10);
+      const dayNumber = Math.floor(c.at / DAY_MS);
+      let day = days.get(dayNumber);
+      if (day === undefined) {
+        day = dayOf(c.at);
+        days.set(dayNumber, day);
+      }
       const key = [c.developerId, day, c.apiKeyId, c.contractId, c.method, c.kind].join('|');
       let g = groups.get(key);
       if (!g) {

@@ -207,7 +207,7 @@ export class GatewayService {
           httpStatus: status,
           latencyMs: performance.now() - started,
           gasUsed: trace.gasUsed,
-          at: new Date(),
+          at: Date.now(),
         });
       }
     }
