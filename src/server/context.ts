@@ -26,16 +26,30 @@ function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Reads credentials from HTTP headers or graphql-ws connectionParams (same names). */
-export function credentialsFrom(headers: IncomingHttpHeaders | Record<string, unknown>): Credentials {
-  const lower: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
-  const auth = first(lower['authorization'] as string | string[] | undefined);
-  const apiKey = first(lower['x-api-key'] as string | string[] | undefined);
-  const match = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Reads credentials from headers whose names are lower case already (Node's HTTP headers). */
+function credentialsFromLowerCase(headers: Record<string, unknown>): Credentials {
+  const auth = first(headers['authorization'] as string | string[] | undefined);
+  const apiKey = first(headers['x-api-key'] as string | string[] | undefined);
+  const match = typeof auth === 'string' ? BEARER.exec(auth) : null;
   return {
     bearer: match?.[1],
     malformedAuthorization: typeof auth === 'string' && auth.trim() !== '' && !match,
     apiKey: typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined,
   };
+}
+
+/**
+ * Reads credentials from HTTP headers, or from graphql-ws connectionParams (same names, any
+ * letter case).
+ */
+export function credentialsFrom(
+  headers: IncomingHttpHeaders | Record<string, unknown>,
+  lowerCase = false,
+): Credentials {
+  if (lowerCase) return credentialsFromLowerCase(headers);
+  const lower: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
+  return credentialsFromLowerCase(lower);
 }

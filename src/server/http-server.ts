@@ -13,7 +13,7 @@ import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import { assertComplexity, complexityPlugin, graphqlValidationRules } from '../schema/limits';
-import { credentialsFrom, type RequestContext } from './context';
+import { credentialsFrom, type Credentials, type RequestContext } from './context';
 import type { Metrics } from './metrics';
 import type { Services } from './services';
 
@@ -90,21 +90,31 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (!serveDirect(req, res)) app(req, res);
   });
 
-  const contextFor = (requestId: string, headers: Record<string, unknown>): RequestContext => {
-    const idempotencyKey = headers['idempotency-key'];
-    let requestLogger: Logger | undefined;
-    return {
-      requestId,
-      credentials: credentialsFrom(headers),
-      idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
-      services,
-      // Made when first used: most requests never log.
-      get logger() {
-        requestLogger ??= logger.child({ requestId });
-        return requestLogger;
-      },
-    };
-  };
+  /** Request context of an HTTP request (headers as Node gives them) or a WebSocket operation. */
+  class Context implements RequestContext {
+    readonly credentials: Credentials;
+    readonly idempotencyKey?: string;
+    readonly services = services;
+    private requestLogger?: Logger;
+
+    constructor(
+      readonly requestId: string,
+      headers: Record<string, unknown>,
+      fromHttp: boolean,
+    ) {
+      this.credentials = credentialsFrom(headers, fromHttp);
+      const idempotencyKey = headers['idempotency-key'];
+      if (typeof idempotencyKey === 'string') this.idempotencyKey = idempotencyKey;
+    }
+
+    // Made when first used: most requests never log.
+    get logger(): Logger {
+      this.requestLogger ??= logger.child({ requestId: this.requestId });
+      return this.requestLogger;
+    }
+  }
+  const contextFor = (requestId: string, headers: http.IncomingHttpHeaders): RequestContext =>
+    new Context(requestId, headers, true);
 
   const tooLarge: PublicError = {
     status: 413,
@@ -167,7 +177,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
             document,
             variableValues: payload.variables,
             operationName: payload.operationName,
-            contextValue: contextFor(randomUUID(), (ctx.connectionParams ?? {}) as Record<string, unknown>),
+            contextValue: new Context(randomUUID(), (ctx.connectionParams ?? {}) as Record<string, unknown>, false),
           };
         } catch (error) {
           return [wsError(error)];
