@@ -25,6 +25,53 @@ const dayOf = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS)
 const MAX_BUFFERED = 100_000;
 const FLUSH_MS = 1000;
 
+/** Calls of one batch that share a rollup row: developer, UTC day, key, contract, method, kind. */
+interface CallGroup {
+  /** The first call of the group, for what they share. */
+  call: GatewayCall;
+  day: string;
+  /** Per call: [HTTP status, latency ms, gas used, epoch ms]. */
+  calls: Array<[number, number, string | null, number]>;
+  errors: number;
+  gas: bigint;
+  latency: number;
+  histogram: number[];
+}
+
+function groupCalls(batch: GatewayCall[]): CallGroup[] {
+  const groups = new Map<string, CallGroup>();
+  const days = new Map<number, string>();
+  for (const c of batch) {
+    const dayNumber = Math.floor(c.at / DAY_MS);
+    let day = days.get(dayNumber);
+    if (day === undefined) {
+      day = dayOf(c.at);
+      days.set(dayNumber, day);
+    }
+    const key = `${c.developerId}|${day}|${c.apiKeyId}|${c.contractId}|${c.method}|${c.kind}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = {
+        call: c,
+        day,
+        calls: [],
+        errors: 0,
+        gas: 0n,
+        latency: 0,
+        histogram: new Array<number>(BUCKET_COUNT).fill(0),
+      };
+      groups.set(key, g);
+    }
+    const latency = Math.round(c.latencyMs);
+    g.calls.push([c.httpStatus, latency, c.gasUsed, c.at]);
+    if (c.httpStatus >= 400) g.errors += 1;
+    if (c.gasUsed) g.gas += BigInt(c.gasUsed);
+    g.latency += latency;
+    g.histogram[bucketOf(c.latencyMs)]! += 1;
+  }
+  return [...groups.values()];
+}
+
 /**
  * Records gateway calls off the hot path: calls are buffered and written once a second with one
  * multi-row INSERT (plus the daily rollup analytics reads), so a crash loses at most the last
@@ -61,32 +108,31 @@ export class UsageRecorder {
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, 5000);
       try {
+        const groups = groupCalls(batch);
         await this.ds.transaction(async (m) => {
-          // One JSON parameter of positional rows: serialised natively, far cheaper than nine
-          // escaped array literals, and without repeating field names per row (jsonb: parsed once,
-          // where each json ->> would parse the row again).
+          // One jsonb parameter: the batch's groups, each with what they share (developer, key,
+          // contract, method, kind) once and, per call, only [status, latency, gas, time]. Far
+          // fewer bytes and less serialising than a row per call (jsonb is parsed once; with json
+          // each ->> would parse the element again).
           await m.query(
             `INSERT INTO gateway_calls (developer_id, api_key_id, contract_id, method, kind, http_status, latency_ms, gas_used, at)
-             SELECT (r->>0)::uuid, (r->>1)::uuid, (r->>2)::uuid, r->>3, r->>4, (r->>5)::int, (r->>6)::int,
-                    (r->>7)::numeric, to_timestamp((r->>8)::float8 / 1000)
-               FROM jsonb_array_elements($1::jsonb) AS r`,
+             SELECT (g->>'d')::uuid, (g->>'k')::uuid, (g->>'c')::uuid, g->>'m', g->>'t',
+                    (c->>0)::int, (c->>1)::int, (c->>2)::numeric, to_timestamp((c->>3)::float8 / 1000)
+               FROM jsonb_array_elements($1::jsonb) AS g, jsonb_array_elements(g->'calls') AS c`,
             [
               JSON.stringify(
-                batch.map((c) => [
-                  c.developerId,
-                  c.apiKeyId,
-                  c.contractId,
-                  c.method,
-                  c.kind,
-                  c.httpStatus,
-                  Math.round(c.latencyMs),
-                  c.gasUsed,
-                  c.at,
-                ]),
+                groups.map((g) => ({
+                  d: g.call.developerId,
+                  k: g.call.apiKeyId,
+                  c: g.call.contractId,
+                  m: g.call.method,
+                  t: g.call.kind,
+                  calls: g.calls,
+                })),
               ),
             ],
           );
-          await this.rollUp(m, batch);
+          await this.rollUp(m, groups);
         });
       } catch (err) {
         // Keep them for the next flush; the database may be back by then.
@@ -97,49 +143,9 @@ export class UsageRecorder {
     }
   }
 
-  /** Adds a batch to the daily rollup that analytics reads. */
-  private async rollUp(m: EntityManager, batch: GatewayCall[]): Promise<void> {
-    const groups = new Map<
-      string,
-      {
-        call: GatewayCall;
-        day: string;
-        requests: number;
-        errors: number;
-        gas: bigint;
-        latency: number;
-        histogram: number[];
-      }
-    >();
-    const days = new Map<number, string>();
-    for (const c of batch) {
-      const dayNumber = Math.floor(c.at / DAY_MS);
-      let day = days.get(dayNumber);
-      if (day === undefined) {
-        day = dayOf(c.at);
-        days.set(dayNumber, day);
-      }
-      const key = [c.developerId, day, c.apiKeyId, c.contractId, c.method, c.kind].join('|');
-      let g = groups.get(key);
-      if (!g) {
-        g = {
-          call: c,
-          day,
-          requests: 0,
-          errors: 0,
-          gas: 0n,
-          latency: 0,
-          histogram: new Array<number>(BUCKET_COUNT).fill(0),
-        };
-        groups.set(key, g);
-      }
-      g.requests += 1;
-      if (c.httpStatus >= 400) g.errors += 1;
-      if (c.gasUsed) g.gas += BigInt(c.gasUsed);
-      g.latency += Math.round(c.latencyMs);
-      g.histogram[bucketOf(c.latencyMs)]! += 1;
-    }
-    for (const g of groups.values()) {
+  /** Adds a batch's groups to the daily rollup that analytics reads. */
+  private async rollUp(m: EntityManager, groups: CallGroup[]): Promise<void> {
+    for (const g of groups) {
       await m.query(
         `INSERT INTO gateway_usage_daily AS u
            (developer_id, day, api_key_id, contract_id, method, kind, requests, errors, gas_used, latency_sum_ms, latency_histogram)
@@ -159,7 +165,7 @@ export class UsageRecorder {
           g.call.contractId,
           g.call.method,
           g.call.kind,
-          g.requests,
+          g.calls.length,
           g.errors,
           g.gas.toString(),
           g.latency,
