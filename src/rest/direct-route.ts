@@ -1,4 +1,5 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type http from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import {
@@ -100,6 +101,8 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
   });
   const status = successStatus(route);
 
+  const jit = compileQuery(schema, document, operation.name?.value);
+  const compiled = isCompiledQuery(jit) ? jit : undefined;
   const failure = (error: unknown): DirectReply => {
     const e = opts.publicError(error);
     return { status: e.status, body: errorBody(e), headers: e.headers };
@@ -126,7 +129,9 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
         { schema, document, variableValues, contextValue: call.context(), operationName: operation.name?.value },
         body,
       );
-      const result: ExecutionResult = await execute(args);
+      const result: ExecutionResult = await (compiled
+        ? compiled.query(undefined, args.contextValue, args.variableValues)
+        : execute(args));
       if (result.errors && result.errors.length > 0) return failure(result.errors[0]);
       return { status, body: (result.data as Record<string, unknown> | null)?.[fieldName] ?? null };
     } catch (e) {
