@@ -503,6 +503,8 @@ describe('GraphQL', () => {
       ['set(uint256)', { args: ['1'], value: '1' }],
       ['set(uint256)', { args: ['1'], gasLimit: 'abc' }],
       ['set(uint256)', { args: ['1'], value: '-1' }],
+      ['set(uint256)', { args: ['1'], value: { wei: '1' } }],
+      ['set(uint256)', { args: ['1'], gasLimit: ['1', '2'] }],
       ['set(uint256)', { args: ['x'] }],
       ['checked', { args: ['1'] }],
       ['nothing', { args: [] }],

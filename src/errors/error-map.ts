@@ -73,7 +73,9 @@ export function toPublicError(err: unknown, onUnexpected: (e: unknown) => void):
     if (NETWORK_INPUT.test(err.message)) {
       return make('INVALID_NETWORK', 'network must be "testnet" or "mainnet"', { reason: err.message });
     }
-    return make('VALIDATION_FAILED', err.message);
+    // A variable of the wrong type names its argument, as REST does for the same input.
+    const variable = /^Variable "\$(\w+)"/.exec(err.message)?.[1];
+    return make('VALIDATION_FAILED', err.message, variable ? { field: variable } : undefined);
   }
   onUnexpected(original);
   return make('INTERNAL', 'Internal server error');
