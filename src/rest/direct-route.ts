@@ -101,6 +101,8 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
   });
   const status = successStatus(route);
 
+  // The document is fixed, so it is compiled once (graphql-jit: same results and errors as
+  // graphql-js for it, measurably less CPU per call); should compiling fail, graphql-js runs it.
   const jit = compileQuery(schema, document, operation.name?.value);
   const compiled = isCompiledQuery(jit) ? jit : undefined;
   const failure = (error: unknown): DirectReply => {
@@ -114,7 +116,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
     try {
       body = opts.parseBody(call.rawBody);
       for (const { name, type } of variables) {
-        const raw = name in call.params ? call.params[name] : (call.query[name] ?? body[name]);
+        const raw = Object.hasOwn(call.params, name) ? call.params[name] : (call.query[name] ?? body[name]);
         let value: unknown;
         try {
           value = readVariable(raw, type);
