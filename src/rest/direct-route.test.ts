@@ -11,6 +11,7 @@ let base: string;
 const calls: DirectCall[] = [];
 const begun: string[] = [];
 let leftToExpress = 0;
+const unexpected: unknown[] = [];
 
 beforeAll(async () => {
   const dispatch = directDispatcher(
@@ -28,6 +29,14 @@ beforeAll(async () => {
           };
         },
       },
+      {
+        method: 'POST',
+        path: '/boom/{kind}',
+        run: async (call) => {
+          if (call.params.kind === 'throw') throw new Error('stand-in failure');
+          return { status: 201, body: { big: 1n } };
+        },
+      },
     ],
     {
       maxBody: 64,
@@ -38,6 +47,10 @@ beforeAll(async () => {
         return 'rid';
       },
       context: (requestId) => ({ requestId }) as RequestContext,
+      unexpected: (error) => {
+        unexpected.push(error);
+        return { status: 500, code: 'INTERNAL', message: 'Internal server error' };
+      },
     },
   );
   server = http.createServer((req, res) => {
@@ -56,6 +69,7 @@ beforeEach(() => {
   calls.length = 0;
   begun.length = 0;
   leftToExpress = 0;
+  unexpected.length = 0;
 });
 
 const post = (path: string, body?: string, headers: Record<string, string> = {}) =>
@@ -140,6 +154,19 @@ describe('directDispatcher', () => {
     expect(streamed.status).toBe(413);
     expect(calls).toHaveLength(0);
     // The connection still serves the next request.
+    expect((await post('/api/devportal/contracts/c/query/m', '{}')).status).toBe(201);
+  });
+
+  it('answers 500 in the error shape when the operation fails or its answer cannot be sent as JSON', async () => {
+    for (const kind of ['throw', 'bigint']) {
+      const res = await post(`/boom/${kind}`, '{}');
+      expect({ kind, status: res.status, body: JSON.parse(res.text) }).toEqual({
+        kind,
+        status: 500,
+        body: { error: { code: 'INTERNAL', message: 'Internal server error' } },
+      });
+    }
+    expect(unexpected).toHaveLength(2);
     expect((await post('/api/devportal/contracts/c/query/m', '{}')).status).toBe(201);
   });
 });

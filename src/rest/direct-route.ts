@@ -157,6 +157,8 @@ export interface DirectDispatchHooks {
   /** Starts request bookkeeping (request id, metrics, log line); returns the request id. */
   begin: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => string;
   context: (requestId: string, headers: http.IncomingHttpHeaders) => RequestContext;
+  /** Maps (and logs) an error that escaped everything else, such as a result JSON cannot hold. */
+  unexpected: (error: unknown) => PublicError;
 }
 
 function reply(res: http.ServerResponse, r: DirectReply): void {
@@ -247,7 +249,16 @@ export function directDispatcher(
         rawBody: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
         context: () => hooks.context(requestId, req.headers),
       });
-      void run.then((r) => reply(res, r));
+      run
+        .then((r) => reply(res, r))
+        .catch((error: unknown) => {
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
+          const e = hooks.unexpected(error);
+          reply(res, { status: e.status, body: errorBody(e), headers: e.headers });
+        });
     });
     return true;
   };

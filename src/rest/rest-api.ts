@@ -41,7 +41,7 @@ export interface RestApi {
   direct: DirectEndpoint[];
 }
 
-/** How deep SOFA (and directRoute) select nested object fields. */
+/** How deep SOFA (and directOperation) select nested object fields. */
 const DEPTH_LIMIT = 3;
 
 /** Body size limit of API.md §1. */
@@ -181,16 +181,18 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     });
     direct.push({ method: route.method, path: `${base}${route.path}`, run });
     // The same operation behind express, for the requests the HTTP server leaves to it.
-    const handler: express.RequestHandler = (req, res) => {
-      void run({
+    const handler: express.RequestHandler = (req, res, next) => {
+      run({
         params: req.params as Record<string, string>,
         query: req.query,
         rawBody: req.body,
         context: () => opts.makeContext(req),
-      }).then((reply) => {
-        for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-        res.status(reply.status).json(reply.body);
-      });
+      })
+        .then((reply) => {
+          for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+          res.status(reply.status).json(reply.body);
+        })
+        .catch(next);
     };
     if (route.method === 'GET') router.get(toRouterPath(route.path), handler);
     else if (route.method === 'POST') router.post(toRouterPath(route.path), handler);

@@ -14,8 +14,9 @@ export interface RestRoute {
   auth: RouteAuth;
   summary: string;
   /**
-   * Served by `directRoute` (SOFA's operation for the field, executed without SOFA's HTTP runtime):
-   * the gateway's hot routes. Same paths, variables, statuses and errors; SOFA still documents them.
+   * Served by `directOperation` (SOFA's operation for the field, compiled, without SOFA's HTTP
+   * runtime) and matched by the HTTP server before express: the gateway's hot routes. Same paths,
+   * variables, statuses and errors; SOFA still documents them.
    */
   direct?: true;
 }

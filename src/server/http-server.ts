@@ -238,6 +238,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     tooLarge,
     begin,
     context: contextFor,
+    unexpected: (error) =>
+      toPublicError(error, (err) => {
+        metrics.unexpectedErrors.inc();
+        logger.error({ err }, 'unexpected error');
+      }),
   });
 
   app.use((req, res) => {
