@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { RequestContext } from '../server/context';
 import { directDispatcher, type DirectCall } from './direct-route';
 
@@ -167,6 +167,22 @@ describe('directDispatcher', () => {
       });
     }
     expect(unexpected).toHaveLength(2);
+    expect((await post('/api/devportal/contracts/c/query/m', '{}')).status).toBe(201);
+  });
+
+  it('survives a client that goes away in the middle of its body', async () => {
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write('POST /api/devportal/contracts/c/query/m HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{"ar');
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 20);
+      });
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toHaveLength(0);
     expect((await post('/api/devportal/contracts/c/query/m', '{}')).status).toBe(201);
   });
 });
