@@ -6,7 +6,7 @@ import { JsonRpcProvider } from 'ethers';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { client, type ApiResponse, type Client } from '../kit/http';
 import type { LoggedIn } from '../kit/login';
-import type { ServiceProcess } from '../kit/process';
+import { freePort, type ServiceProcess } from '../kit/process';
 import { COUNTER_SOURCE } from '../kit/solidity';
 import {
   gatewayUser,
@@ -34,17 +34,6 @@ let dev: LoggedIn;
 let counter: { id: string; address: string };
 let apiKey: string;
 let provider: JsonRpcProvider;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const startPostgres = async () => {
   pg = await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort, logger: silent });
