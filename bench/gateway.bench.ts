@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Interface } from 'ethers';
+import { deployRegistered, newKey } from '../tests/kit/flows';
 import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import { load, machine, sequentialLatency, startBenchStack, type LatencyResult, type LoadResult } from './kit';
 
@@ -25,17 +26,9 @@ async function main(): Promise<void> {
   try {
     const { api, dev } = stack;
     await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
-    const token = (
-      await api.post(
-        '/api/devportal/contracts/deploy',
-        { source: TOKEN_SOURCE, constructorArgs: ['1000000'] },
-        { token: dev.token },
-      )
-    ).body;
-    await api.post(`/api/devportal/contracts/${token.id}/register-middleware`, {}, { token: dev.token });
-    const key = (await api.post(`/api/devportal/developers/${dev.developerId}/api-keys`, {}, { token: dev.token })).body
-      .apiKey as string;
-    const data = new Interface(token.abi).encodeFunctionData('balanceOf', [dev.walletAddress]);
+    const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000']);
+    const key = (await newKey(api, dev)).apiKey;
+    const data = new Interface(token.abi as never[]).encodeFunctionData('balanceOf', [dev.walletAddress]);
 
     const seconds = Number(process.env.BENCH_SECONDS ?? 10);
     const targets = [

@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { deployRegistered, newKey } from '../tests/kit/flows';
 import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import { machine, startBenchStack } from './kit';
 
@@ -34,16 +35,8 @@ async function main(): Promise<void> {
   try {
     const { api, dev, url } = stack;
     await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
-    const token = (
-      await api.post(
-        '/api/devportal/contracts/deploy',
-        { source: TOKEN_SOURCE, constructorArgs: ['1000000000'] },
-        { token: dev.token },
-      )
-    ).body;
-    await api.post(`/api/devportal/contracts/${token.id}/register-middleware`, {}, { token: dev.token });
-    const key = (await api.post(`/api/devportal/developers/${dev.developerId}/api-keys`, {}, { token: dev.token })).body
-      .apiKey as string;
+    const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000000']);
+    const key = (await newKey(api, dev)).apiKey;
 
     // Live-block subscribers.
     const received: number[][] = [];
