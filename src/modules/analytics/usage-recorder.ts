@@ -19,7 +19,7 @@ export interface GatewayCall {
 const DAY_MS = 86_400_000;
 
 /** `YYYY-MM-DD` (UTC) of an epoch-millisecond time. */
-const dayOf = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** At most this many calls wait in memory while the database is away; the oldest go first. */
 const MAX_BUFFERED = 100_000;
@@ -40,20 +40,13 @@ interface CallGroup {
 
 function groupCalls(batch: GatewayCall[]): CallGroup[] {
   const groups = new Map<string, CallGroup>();
-  const days = new Map<number, string>();
   for (const c of batch) {
-    const dayNumber = Math.floor(c.at / DAY_MS);
-    let day = days.get(dayNumber);
-    if (day === undefined) {
-      day = dayOf(c.at);
-      days.set(dayNumber, day);
-    }
-    const key = `${c.developerId}|${day}|${c.apiKeyId}|${c.contractId}|${c.method}|${c.kind}`;
+    const key = `${c.developerId}|${Math.floor(c.at / DAY_MS)}|${c.apiKeyId}|${c.contractId}|${c.method}|${c.kind}`;
     let g = groups.get(key);
     if (!g) {
       g = {
         call: c,
-        day,
+        day: dayOf(c.at),
         calls: [],
         errors: 0,
         gas: 0n,
