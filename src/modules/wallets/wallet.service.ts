@@ -127,8 +127,8 @@ export class WalletService {
           WHERE e.network = $1 AND (e.from_address = $3 OR e.to_address = $3)
             AND NOT EXISTS (SELECT 1 FROM chain_transactions c WHERE c.network = $1 AND c.tx_hash = e.hash)
        )
-       SELECT *, (block_number IS NULL)::int AS pending FROM items
-        WHERE $4::bigint IS NULL OR ((block_number IS NULL)::int, ts, hash) < ($7::int, $4::bigint, $5::text)
+       SELECT * FROM (SELECT *, (block_number IS NULL)::int AS pending FROM items) i
+        WHERE $4::bigint IS NULL OR (pending, ts, hash) < ($7::int, $4::bigint, $5::text)
         ORDER BY pending DESC, ts DESC, hash DESC
         LIMIT $6`,
       [network, address, address.toLowerCase(), after?.ts ?? null, after?.hash ?? null, size + 1, after?.pending ?? 0],
