@@ -28,8 +28,8 @@ function first(v: string | string[] | undefined): string | undefined {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Reads credentials from headers whose names are lower case already (Node's HTTP headers). */
-function credentialsFromLowerCase(headers: Record<string, unknown>): Credentials {
+/** Reads credentials from Node's HTTP headers (names already lower case). */
+export function credentialsFromHttpHeaders(headers: IncomingHttpHeaders | Record<string, unknown>): Credentials {
   const auth = first(headers['authorization'] as string | string[] | undefined);
   const apiKey = first(headers['x-api-key'] as string | string[] | undefined);
   const match = typeof auth === 'string' ? BEARER.exec(auth) : null;
@@ -40,16 +40,9 @@ function credentialsFromLowerCase(headers: Record<string, unknown>): Credentials
   };
 }
 
-/**
- * Reads credentials from HTTP headers, or from graphql-ws connectionParams (same names, any
- * letter case).
- */
-export function credentialsFrom(
-  headers: IncomingHttpHeaders | Record<string, unknown>,
-  lowerCase = false,
-): Credentials {
-  if (lowerCase) return credentialsFromLowerCase(headers);
+/** Reads credentials from graphql-ws connectionParams: the same names as HTTP headers, any letter case. */
+export function credentialsFrom(params: Record<string, unknown>): Credentials {
   const lower: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
-  return credentialsFromLowerCase(lower);
+  for (const [k, v] of Object.entries(params)) lower[k.toLowerCase()] = v;
+  return credentialsFromHttpHeaders(lower);
 }

@@ -13,7 +13,7 @@ import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import { assertComplexity, complexityPlugin, graphqlValidationRules } from '../schema/limits';
-import { credentialsFrom, type Credentials, type RequestContext } from './context';
+import { credentialsFrom, credentialsFromHttpHeaders, type Credentials, type RequestContext } from './context';
 import type { Metrics } from './metrics';
 import type { Services } from './services';
 
@@ -90,20 +90,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (!serveDirect(req, res)) app(req, res);
   });
 
-  /** Request context of an HTTP request (headers as Node gives them) or a WebSocket operation. */
+  /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
-    readonly credentials: Credentials;
     readonly idempotencyKey?: string;
     readonly services = services;
     private requestLogger?: Logger;
 
     constructor(
       readonly requestId: string,
-      headers: Record<string, unknown>,
-      fromHttp: boolean,
+      readonly credentials: Credentials,
+      idempotencyKey: unknown,
     ) {
-      this.credentials = credentialsFrom(headers, fromHttp);
-      const idempotencyKey = headers['idempotency-key'];
       if (typeof idempotencyKey === 'string') this.idempotencyKey = idempotencyKey;
     }
 
@@ -114,7 +111,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
   }
   const contextFor = (requestId: string, headers: http.IncomingHttpHeaders): RequestContext =>
-    new Context(requestId, headers, true);
+    new Context(requestId, credentialsFromHttpHeaders(headers), headers['idempotency-key']);
 
   const tooLarge: PublicError = {
     status: 413,
@@ -172,12 +169,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           const errors = validate(opts.schema, document, [...specifiedRules, ...graphqlValidationRules()]);
           if (errors.length > 0) return errors.map(wsError);
           assertComplexity(opts.schema, document, payload.variables ?? undefined, payload.operationName);
+          const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
           return {
             schema: opts.schema,
             document,
             variableValues: payload.variables,
             operationName: payload.operationName,
-            contextValue: new Context(randomUUID(), (ctx.connectionParams ?? {}) as Record<string, unknown>, false),
+            contextValue: new Context(randomUUID(), credentialsFrom(params), params['idempotency-key']),
           };
         } catch (error) {
           return [wsError(error)];
