@@ -41,6 +41,7 @@ beforeAll(async () => {
     {
       maxBody: 64,
       tooLarge: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 bytes' },
+      badPath: { status: 400, code: 'VALIDATION_FAILED', message: 'The request path is not valid percent-encoding' },
       begin: (_req, res, path) => {
         begun.push(path);
         res.setHeader('x-request-id', 'rid');

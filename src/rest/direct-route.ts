@@ -154,6 +154,8 @@ export interface DirectDispatchHooks {
   /** Body size limit in bytes, and the answer to a larger body (413, as for every route). */
   maxBody: number;
   tooLarge: PublicError;
+  /** The answer to a path parameter that is not valid percent-encoding (400, as for every route). */
+  badPath: PublicError;
   /** Starts request bookkeeping (request id, metrics, log line); returns the request id. */
   begin: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => string;
   context: (requestId: string, headers: http.IncomingHttpHeaders) => RequestContext;
@@ -211,14 +213,7 @@ export function directDispatcher(
     try {
       for (let i = 0; i < endpoint.names.length; i++) params[endpoint.names[i]!] = decodeURIComponent(match[i + 1]!);
     } catch {
-      reply(res, {
-        status: 400,
-        body: errorBody({
-          status: 400,
-          code: 'VALIDATION_FAILED',
-          message: 'The request path is not valid percent-encoding',
-        }),
-      });
+      reply(res, { status: hooks.badPath.status, body: errorBody(hooks.badPath) });
       req.resume();
       return true;
     }

@@ -118,6 +118,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     code: 'PAYLOAD_TOO_LARGE',
     message: `The request body is larger than ${MAX_BODY}`,
   };
+  const badPath: PublicError = {
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: 'The request path is not valid percent-encoding',
+  };
 
   /** Request id, metrics and the access log line of every HTTP request. */
   const begin = (req: http.IncomingMessage, res: http.ServerResponse, path: string): string => {
@@ -234,6 +239,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   serveDirect = directDispatcher(direct, {
     maxBody: MAX_BODY_BYTES,
     tooLarge,
+    badPath,
     begin,
     context: contextFor,
     unexpected: (error) =>
@@ -256,7 +262,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       e = { status: 400, code: 'VALIDATION_FAILED', message: 'The request body is not valid JSON' };
     } else if (err instanceof URIError) {
       // Express could not decode a path parameter (a stray or truncated %-escape).
-      e = { status: 400, code: 'VALIDATION_FAILED', message: 'The request path is not valid percent-encoding' };
+      e = badPath;
     } else {
       e = toPublicError(err, (x) => {
         metrics.unexpectedErrors.inc();
