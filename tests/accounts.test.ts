@@ -1,8 +1,11 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { createDevCa, issueCertificate, signNonce, signNonceCms } from '../src/modules/accounts/eds/dev-ca';
 import { openPrivateKey } from '../src/modules/wallets/wallet-key-cipher';
 import { client, type Client } from './kit/http';
 import { issueDeveloperCertificate, login } from './kit/login';
+import { OpensslPki, derToPem, type Authority, type Credential } from './kit/openssl-pki';
 import { startStack, TEST_JWT_SECRET, TEST_WALLET_KEY, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
@@ -307,6 +310,48 @@ describe('developer tokens', () => {
     expect((await me(expired)).body.error.message).toMatch(/expired/);
   });
 
+  it('refuses a correctly signed token without exp or without iat', async () => {
+    // jsonwebtoken adds iat unless told not to, and then drops a given one too.
+    const sign = (claims: { iat?: number; exp?: number }) =>
+      jwt.sign({ sub: dev.developerId, iss: 'qbft-devportal', ...claims }, TEST_JWT_SECRET, {
+        algorithm: 'HS256',
+        noTimestamp: claims.iat === undefined,
+      });
+    const now = Math.floor(Date.now() / 1000);
+    for (const token of [sign({ iat: now }), sign({ exp: now + 3600 }), sign({})]) {
+      const res = await me(token);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHENTICATED');
+    }
+    expect((await me(sign({ iat: now, exp: now + 3600 }))).status).toBe(200);
+  });
+
+  it('logout revokes every earlier token of the developer, and only those', async () => {
+    const mine = await login(api, stack.ca);
+    const second = await login(api, stack.ca, mine.credential);
+    const bystander = await login(api, stack.ca);
+    expect((await me(second.token)).status).toBe(200);
+
+    const out = await api.post('/api/devportal/auth/logout', undefined, { token: mine.token });
+    expect(out.status).toBe(201);
+    expect(Date.parse(out.body.revokedBefore)).toBeGreaterThan(Date.now() - 60_000);
+    for (const token of [mine.token, second.token]) {
+      const res = await me(token);
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/logout/);
+    }
+    expect((await api.post('/api/devportal/auth/logout', undefined, { token: mine.token })).status).toBe(401);
+    // A new login works at once, also within the same second; other developers are untouched.
+    const again = await login(api, stack.ca, mine.credential);
+    expect(again.developerId).toBe(mine.developerId);
+    expect((await me(again.token)).status).toBe(200);
+    expect((await me(bystander.token)).status).toBe(200);
+    // GraphQL: the same mutation, the same effect.
+    const gql = await api.graphql('mutation { logout { revokedBefore } }', {}, { token: again.token });
+    expect(gql.body.data.logout.revokedBefore).toEqual(expect.any(String));
+    expect((await me(again.token)).status).toBe(401);
+  });
+
   it('shows a developer their own profile with wallets and projects, and refuses other ids with 403', async () => {
     const own = await api.get(`/api/devportal/developers/${dev.developerId}`, { token: dev.token });
     expect(own.status).toBe(200);
@@ -487,5 +532,122 @@ describe('HTTP conventions', () => {
     expect(project.responses['201']).toBeDefined();
     expect(project.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateProjectInput');
     expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+  });
+});
+
+describe('identity bound to its trust anchor', () => {
+  let secondRoot: Awaited<ReturnType<typeof createDevCa>>;
+  let twoRoots: Stack;
+  let api2: Client;
+  beforeAll(async () => {
+    secondRoot = await createDevCa({ commonName: 'Second Trusted Root' });
+    const bundle = `${stack.dataDir}/two-roots.pem`;
+    writeFileSync(bundle, stack.ca.certificatePem + secondRoot.certificatePem);
+    // This stack trusts the first stack's CA and a second root.
+    twoRoots = await startStack({ EDS_TRUSTED_CA_FILE: bundle });
+    api2 = client(twoRoots.url);
+  }, 60_000);
+  afterAll(async () => {
+    await twoRoots?.stop();
+  });
+
+  it('refuses the same serialNumber through another trusted root, and keeps the profile', async () => {
+    const serialNumber = 'IIN880808300111';
+    const victim = await login(
+      api2,
+      stack.ca,
+      await issueDeveloperCertificate(stack.ca, { serialNumber, commonName: 'Victim' }),
+    );
+    const forged = await issueDeveloperCertificate(secondRoot, { serialNumber, commonName: 'Mallory' });
+    const c = (await api2.post('/api/devportal/auth/eds/challenge')).body;
+    const res = await api2.post('/api/devportal/auth/eds/login', {
+      challengeId: c.challengeId,
+      certificate: forged.certificatePem,
+      signature: await signNonce(forged, c.nonce),
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('EDS_INVALID');
+    expect(res.body.accessToken).toBeUndefined();
+    const profile = await api2.get('/api/devportal/auth/me', { token: victim.token });
+    expect(profile.body.displayName).toBe('Victim');
+    // A renewed certificate through the bound root is still the same developer.
+    const renewed = await login(
+      api2,
+      stack.ca,
+      await issueDeveloperCertificate(stack.ca, { serialNumber, commonName: 'Victim Renewed' }),
+    );
+    expect(renewed.developerId).toBe(victim.developerId);
+    expect((await api2.get('/api/devportal/auth/me', { token: renewed.token })).body.displayName).toBe(
+      'Victim Renewed',
+    );
+  });
+
+  it('binds a developer from before the upgrade at its next login', async () => {
+    const serialNumber = 'IIN770707300222';
+    const first = await login(api2, stack.ca, await issueDeveloperCertificate(stack.ca, { serialNumber }));
+    // As a developer created before the binding existed.
+    await sqlRows(twoRoots, `UPDATE developers SET trust_anchor = NULL WHERE id = $1`, [first.developerId]);
+    const viaSecond = await login(api2, secondRoot, await issueDeveloperCertificate(secondRoot, { serialNumber }));
+    expect(viaSecond.developerId).toBe(first.developerId);
+    await expect(login(api2, stack.ca, await issueDeveloperCertificate(stack.ca, { serialNumber }))).rejects.toThrow(
+      /401/,
+    );
+  });
+});
+
+describe('revocation and OpenSSL-made proofs over HTTP', () => {
+  let pki: OpensslPki;
+  let crlStack: Stack;
+  let api3: Client;
+  let root: Authority;
+  let crlFile: string;
+
+  beforeAll(async () => {
+    pki = new OpensslPki();
+    root = pki.root('http-root', '/C=KZ/O=National Test CA/CN=Test Root');
+    const bundle = path.join(pki.dir, 'bundle.pem');
+    writeFileSync(bundle, root.certPem);
+    crlFile = path.join(pki.dir, 'crls.pem');
+    writeFileSync(crlFile, derToPem(pki.crl(root), 'X509 CRL'));
+    crlStack = await startStack({ EDS_TRUSTED_CA_FILE: bundle, EDS_CRL_FILE: crlFile, EDS_REQUIRE_CRL: 'true' });
+    api3 = client(crlStack.url);
+  }, 60_000);
+  afterAll(async () => {
+    await crlStack?.stop();
+    pki?.dispose();
+  });
+
+  const cmsLogin = async (signer: Credential) => {
+    const c = (await api3.post('/api/devportal/auth/eds/challenge')).body;
+    return api3.post('/api/devportal/auth/eds/login', {
+      challengeId: c.challengeId,
+      cms: pki.cms(signer, c.nonce).toString('base64'),
+    });
+  };
+
+  it('logs in with an `openssl cms -sign` proof, and refuses the certificate once the CA revokes it', async () => {
+    const leaf = pki.leaf(root, 'http-leaf', '/C=KZ/CN=Ada Lovelace/serialNumber=IIN900101300777');
+    const ok = await cmsLogin(leaf);
+    expect(ok.status).toBe(201);
+    expect(ok.body.developer.displayName).toBe('Ada Lovelace');
+
+    pki.revoke(root, leaf);
+    writeFileSync(crlFile, derToPem(pki.crl(root), 'X509 CRL'));
+    await new Promise((r) => setTimeout(r, 1100)); // the file is looked at once a second
+    const refused = await cmsLogin(leaf);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toEqual({ code: 'EDS_INVALID', message: 'certificate revoked' });
+  });
+
+  it('fails closed for an issuer without a current CRL when EDS_REQUIRE_CRL is set', async () => {
+    const intermediate = pki.intermediate(root, 'http-sub', '/C=KZ/O=National Test CA/CN=Test Sub CA');
+    const leaf = pki.leaf(intermediate, 'http-sub-leaf', '/C=KZ/CN=Grace/serialNumber=IIN900101300778');
+    const c = (await api3.post('/api/devportal/auth/eds/challenge')).body;
+    const res = await api3.post('/api/devportal/auth/eds/login', {
+      challengeId: c.challengeId,
+      cms: pki.cms(leaf, c.nonce, { certs: [intermediate] }).toString('base64'),
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/no current CRL/);
   });
 });

@@ -1,6 +1,12 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Mutation, Query, Resolver, UseMiddleware, type MiddlewareFn } from 'type-graphql';
 import type { RequestContext } from '../../server/context';
-import { Developer, DeveloperDetails, EdsChallenge, EdsLoginInput, LoginResult } from './accounts.types';
+import { Developer, DeveloperDetails, EdsChallenge, EdsLoginInput, LoginResult, LogoutResult } from './accounts.types';
+
+/** LOGIN_RATE_LIMIT per client address; runs before argument validation, so malformed attempts count too. */
+const loginRateLimit: MiddlewareFn<RequestContext> = async ({ context }, next) => {
+  await context.services.limits.login.consume(context.clientIp);
+  return next();
+};
 
 @Resolver()
 export class AccountsResolver {
@@ -19,11 +25,13 @@ export class AccountsResolver {
     return ctx.services.accounts.developer(ctx.credentials, id);
   }
 
+  @UseMiddleware(loginRateLimit)
   @Mutation(() => EdsChallenge, { description: 'Starts an EDS login: returns a single-use nonce to sign.' })
   edsChallenge(@Ctx() ctx: RequestContext): Promise<EdsChallenge> {
     return ctx.services.accounts.createChallenge();
   }
 
+  @UseMiddleware(loginRateLimit)
   @Mutation(() => LoginResult, {
     description: 'Logs in with an electronic digital signature over a challenge nonce; returns a 12-hour token.',
   })
@@ -32,5 +40,12 @@ export class AccountsResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<LoginResult> {
     return ctx.services.accounts.login(input);
+  }
+
+  @Mutation(() => LogoutResult, {
+    description: 'Logs out: every token of the caller issued up to now stops working, on every instance.',
+  })
+  logout(@Ctx() ctx: RequestContext): Promise<LogoutResult> {
+    return ctx.services.accounts.logout(ctx.credentials);
   }
 }

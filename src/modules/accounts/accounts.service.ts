@@ -8,9 +8,16 @@ import { WalletService } from '../wallets/wallet.service';
 import type { Credentials } from '../../server/context';
 import type { AccessTokens } from './access-token';
 import type { DeveloperAuth } from './developer-auth';
-import type { Developer, DeveloperDetails, EdsChallenge, EdsLoginInput, LoginResult } from './accounts.types';
+import type {
+  Developer,
+  DeveloperDetails,
+  EdsChallenge,
+  EdsLoginInput,
+  LoginResult,
+  LogoutResult,
+} from './accounts.types';
 import { DeveloperEntity } from './developer.entity';
-import { verifyEdsProof, type EdsIdentity, type EdsProof } from './eds/eds-verifier';
+import { verifyEdsProof, type EdsIdentity, type EdsProof, type RevocationPolicy } from './eds/eds-verifier';
 import type { TrustStore } from './eds/trust-store';
 import { LoginChallengeEntity } from './login-challenge.entity';
 
@@ -27,6 +34,7 @@ export class AccountService {
     private readonly projects: ProjectService,
     private readonly auth: DeveloperAuth,
     private readonly logger: Logger,
+    private readonly revocation?: RevocationPolicy,
   ) {}
 
   /** The caller's own profile. */
@@ -57,11 +65,24 @@ export class AccountService {
   async login(input: EdsLoginInput): Promise<LoginResult> {
     const proof = this.proofOf(input);
     const nonce = await this.consumeChallenge(input.challengeId);
-    const identity = await verifyEdsProof(proof, nonce, this.trust);
+    const identity = await verifyEdsProof(proof, nonce, this.trust, new Date(), this.revocation);
     const developer = await this.upsertDeveloper(identity);
-    const token = this.tokens.issue(developer.id);
+    const token = this.tokens.issue(developer.id, developer.tokenGeneration);
     this.logger.info({ developerId: developer.id }, 'developer logged in');
     return { ...token, tokenType: 'Bearer', developer: await this.profile(developer) };
+  }
+
+  /** Revokes every token of the caller issued up to now, on every instance (the row is read per request). */
+  async logout(creds: Credentials): Promise<LogoutResult> {
+    const caller = await this.auth.requireDeveloper(creds);
+    // TypeORM answers UPDATE ... RETURNING with [rows, affectedCount].
+    const [rows]: [Array<{ revoked_before: Date }>, number] = await this.ds.query(
+      `UPDATE developers SET token_generation = token_generation + 1, tokens_revoked_before = now()
+        WHERE id = $1 RETURNING tokens_revoked_before AS revoked_before`,
+      [caller.id],
+    );
+    this.logger.info({ developerId: caller.id }, 'developer logged out; earlier tokens revoked');
+    return { revokedBefore: rows[0]!.revoked_before };
   }
 
   async profile(developer: DeveloperEntity): Promise<Developer> {
@@ -115,21 +136,34 @@ export class AccountService {
     return row.nonce;
   }
 
-  /** First login creates the developer and its wallet; later logins refresh the certificate names. */
+  /**
+   * First login creates the developer and its wallet, bound to the trust anchor it chained to.
+   * Later logins must chain to the same anchor (a developer from before the binding is bound by
+   * its next login); only they refresh the names from the certificate.
+   */
   private async upsertDeveloper(identity: EdsIdentity): Promise<DeveloperEntity> {
     return this.ds.transaction(async (manager) => {
       const displayName = identity.commonName ?? identity.subject ?? 'Developer';
       const rows: Array<{ id: string; inserted: boolean }> = await manager.query(
-        `INSERT INTO developers (identity_key, serial_number, display_name, subject, last_login_at)
-         VALUES ($1, $2, $3, $4, now())
+        `INSERT INTO developers (identity_key, serial_number, display_name, subject, trust_anchor, last_login_at)
+         VALUES ($1, $2, $3, $4, $5, now())
          ON CONFLICT (identity_key) DO UPDATE
-           SET display_name = EXCLUDED.display_name, subject = EXCLUDED.subject, last_login_at = now()
+           SET display_name = EXCLUDED.display_name, subject = EXCLUDED.subject,
+               trust_anchor = EXCLUDED.trust_anchor, last_login_at = now()
+           WHERE developers.trust_anchor IS NULL OR developers.trust_anchor = EXCLUDED.trust_anchor
          RETURNING id, (xmax = 0) AS inserted`,
-        [identity.identityKey, identity.serialNumber, displayName, identity.subject],
+        [identity.identityKey, identity.serialNumber, displayName, identity.subject, identity.trustAnchor],
       );
-      const { id, inserted } = rows[0]!;
-      if (inserted) await this.wallets.createFor(manager, id);
-      return manager.getRepository(DeveloperEntity).findOneByOrFail({ id });
+      const row = rows[0];
+      if (!row) {
+        this.logger.warn(
+          { identityKey: identity.identityKey },
+          'EDS login refused: the identity is bound to another trust anchor',
+        );
+        throw new AppError('EDS_INVALID', 'certificate identity is bound to another trust anchor');
+      }
+      if (row.inserted) await this.wallets.createFor(manager, row.id);
+      return manager.getRepository(DeveloperEntity).findOneByOrFail({ id: row.id });
     });
   }
 }

@@ -96,3 +96,9 @@ export class LoginResult {
   @Field(() => Developer, { description: 'The logged-in developer.' })
   developer!: Developer;
 }
+
+@ObjectType({ description: 'The answer to a logout: every token issued up to `revokedBefore` no longer works.' })
+export class LogoutResult {
+  @Field({ description: 'Tokens of the developer issued up to this moment are refused (ISO-8601 UTC).' })
+  revokedBefore!: Date;
+}

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Credentials } from '../../server/context';
+import type { RequestLimit } from '../../server/rate-limit';
 import type { AccessTokens } from './access-token';
 import { DeveloperEntity } from './developer.entity';
 
@@ -9,7 +10,23 @@ export class DeveloperAuth {
   constructor(
     private readonly ds: DataSource,
     private readonly tokens: AccessTokens,
+    private readonly developerLimit?: RequestLimit,
   ) {}
+
+  /** Whether `token` is a developer token this service signed and that has not expired (no database access). */
+  isValidToken(token: string): boolean {
+    try {
+      this.tokens.verify(token);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Counts one authenticated request against the developer's budget over all keys and tokens. */
+  async countRequest(developerId: string): Promise<void> {
+    await this.developerLimit?.consume(developerId);
+  }
 
   /** The developer behind a valid JWT; 401 for none, a malformed, forged or expired one, or an API key. */
   async requireDeveloper(creds: Credentials): Promise<DeveloperEntity> {
@@ -22,9 +39,14 @@ export class DeveloperAuth {
     if (creds.bearer.startsWith('svc_')) {
       throw new AppError('UNAUTHENTICATED', 'This operation needs a developer access token, not an API key');
     }
-    const id = this.tokens.verify(creds.bearer);
-    const developer = await this.ds.getRepository(DeveloperEntity).findOneBy({ id });
+    const claims = this.tokens.verify(creds.bearer);
+    const developer = await this.ds.getRepository(DeveloperEntity).findOneBy({ id: claims.developerId });
     if (!developer) throw new AppError('UNAUTHENTICATED', 'The access token is invalid');
+    // The row is read on every request, so a logout on any instance takes effect everywhere at once.
+    if (claims.generation !== developer.tokenGeneration) {
+      throw new AppError('UNAUTHENTICATED', 'The access token was revoked by a logout; log in again');
+    }
+    await this.countRequest(developer.id);
     return developer;
   }
 

@@ -24,4 +24,15 @@ export class DeveloperEntity {
 
   @Column({ name: 'last_login_at', type: 'timestamptz' })
   lastLoginAt!: Date;
+
+  /** Hex SHA-256 of the SPKI of the root CA this developer's logins chain to; null until the next login. */
+  @Column({ name: 'trust_anchor', type: 'text', nullable: true })
+  trustAnchor!: string | null;
+
+  /** Tokens carry the generation they were issued in; logout moves it on, refusing every earlier token. */
+  @Column({ name: 'token_generation', type: 'integer', default: 0 })
+  tokenGeneration!: number;
+
+  @Column({ name: 'tokens_revoked_before', type: 'timestamptz', nullable: true })
+  tokensRevokedBefore!: Date | null;
 }

@@ -1,173 +1,259 @@
-import { AppError } from '../../../errors/app-error';
-import { OID, x509, type ParsedCertificate } from './pki';
+import type { X509Certificate } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import { OID, edsInvalid, extensionOf, pkijs, type ParsedCertificate } from './pki';
 import type { TrustStore } from './trust-store';
 
-/** Longest accepted path, leaf and anchor included; real national PKIs use 2–4. */
-const MAX_PATH_LENGTH = 6;
-/** Caps the search so a proof stuffed with mutually-signed look-alikes cannot burn CPU. */
-const MAX_SEARCH_STEPS = 200;
-/** How many certificates a proof may bring along as intermediates. */
-export const MAX_EXTRA_CERTIFICATES = 10;
+/*
+ * RFC 5280 path validation. The path is found here under tight bounds (a proof brings at most
+ * ten certificates, each key checked before any signature is), then validated by pkijs's
+ * CertificateChainValidationEngine (signatures, name chaining, validity, CA flags, name
+ * constraints, policies); what that engine leaves out is checked here: pathLenConstraint,
+ * unknown critical extensions of every certificate, the leaf's keyUsage and extendedKeyUsage,
+ * and the sizes of CA keys.
+ */
 
-const edsInvalid = (reason: string): AppError => new AppError('EDS_INVALID', reason);
+/** A login proof carries at most this many certificates (API.md §2). */
+export const MAX_PROOF_CERTIFICATES = 10;
+/** Longest accepted path, leaf and anchor included; real national PKIs use 2–4. */
+const MAX_PATH_LENGTH = 8;
+/** Caps the search so a proof stuffed with mutually-signed look-alikes cannot burn CPU. */
+const MAX_SEARCH_STEPS = 100;
+
+/** Extensions whose meaning this validation applies; any other critical extension fails. */
+const UNDERSTOOD_EXTENSIONS = new Set<string>([
+  OID.subjectKeyIdentifier,
+  OID.keyUsage,
+  OID.subjectAltName,
+  OID.basicConstraints,
+  OID.nameConstraints,
+  OID.certificatePolicies,
+  OID.policyMappings,
+  OID.authorityKeyIdentifier,
+  OID.policyConstraints,
+  OID.extKeyUsage,
+  OID.inhibitAnyPolicy,
+]);
+
+/** A leaf with an extendedKeyUsage must allow one of these (API.md §2). */
+const LOGIN_KEY_PURPOSES = new Set([
+  '1.3.6.1.5.5.7.3.2', // id-kp-clientAuth
+  '1.3.6.1.5.5.7.3.4', // id-kp-emailProtection
+  '2.5.29.37.0', // anyExtendedKeyUsage
+]);
+
+const KEY_USAGE_DIGITAL_SIGNATURE = 0x80;
+const KEY_USAGE_KEY_CERT_SIGN = 0x04;
+const ALLOWED_CURVES = new Set(['prime256v1', 'secp384r1']);
+const MAX_PUBLIC_EXPONENT = 2n ** 32n;
+
+export type KeyRole = 'ca' | 'leaf';
+
+/**
+ * Refuses keys outside the accepted sizes before any signature is verified with them: RSA
+ * 2048–4096 bits for CAs (up to 8192 for a signer) with a public exponent below 2^32, or EC
+ * P-256/P-384. A huge exponent makes every verification with that key slow.
+ */
+export function assertAllowedKey(cert: X509Certificate, role: KeyRole): void {
+  const key = cert.publicKey;
+  const details = key.asymmetricKeyDetails ?? {};
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+    case 'rsa-pss': {
+      const bits = details.modulusLength ?? 0;
+      const exponent = details.publicExponent ?? 0n;
+      if (bits < 2048) throw edsInvalid('certificate key is too weak');
+      if (bits > (role === 'ca' ? 4096 : 8192) || exponent >= MAX_PUBLIC_EXPONENT || exponent < 3n) {
+        throw edsInvalid(`${role === 'ca' ? 'CA ' : ''}certificate key is not supported`);
+      }
+      return;
+    }
+    case 'ec':
+      if (ALLOWED_CURVES.has(details.namedCurve ?? '')) return;
+      break;
+  }
+  throw edsInvalid(`${role === 'ca' ? 'CA ' : ''}certificate key algorithm is not supported`);
+}
 
 /** Throws unless `now` lies within the certificate's validity period. */
-export function assertWithinValidity(cert: ParsedCertificate, now: Date): void {
-  if (now.getTime() < cert.x509.notBefore.getTime()) throw edsInvalid('certificate is not yet valid');
-  if (now.getTime() > cert.x509.notAfter.getTime()) throw edsInvalid('certificate has expired');
+export function assertWithinValidity(cert: ParsedCertificate, now: Date, role: KeyRole): void {
+  if (isWithinValidity(cert, now)) return;
+  if (role === 'ca') throw edsInvalid('an issuing CA certificate is outside its validity period');
+  throw edsInvalid(now < cert.pkijs.notBefore.value ? 'certificate is not yet valid' : 'certificate has expired');
 }
 
 function isWithinValidity(cert: ParsedCertificate, now: Date): boolean {
-  const t = now.getTime();
-  return t >= cert.x509.notBefore.getTime() && t <= cert.x509.notAfter.getTime();
+  return now >= cert.pkijs.notBefore.value && now <= cert.pkijs.notAfter.value;
 }
 
 /**
- * The extension with this OID decoded as `type`; null when absent. Looked up by OID and then
- * type-checked, so an extension the library failed to decode is "malformed", never "absent".
+ * Extensions: each at most once (RFC 5280 §4.2), no critical extension this validation does
+ * not apply. For the leaf also keyUsage (digitalSignature) and extendedKeyUsage.
  */
-function extensionOf<T extends x509.Extension>(
-  cert: ParsedCertificate,
-  oid: string,
-  type: abstract new (...args: never[]) => T,
-): T | null {
-  const ext = cert.x509.getExtension(oid);
-  if (ext === null) return null;
-  if (!(ext instanceof type)) throw edsInvalid('malformed certificate');
-  return ext;
-}
-
-/** The keyUsage extension (2.5.29.15) flags; null when the certificate has none. */
-function keyUsageOf(cert: ParsedCertificate): x509.KeyUsageFlags | null {
-  return extensionOf(cert, OID.keyUsage, x509.KeyUsagesExtension)?.usages ?? null;
-}
-
-function basicConstraintsOf(cert: ParsedCertificate): x509.BasicConstraintsExtension | null {
-  return extensionOf(cert, OID.basicConstraints, x509.BasicConstraintsExtension);
-}
-
-/**
- * Throws "malformed certificate" when extensions cannot be decoded or one appears twice
- * (RFC 5280 forbids it, and a second keyUsage could otherwise hide behind the first).
- */
-export function assertWellFormedExtensions(cert: ParsedCertificate): void {
-  let oids: string[];
-  try {
-    oids = cert.x509.extensions.map((e) => e.type);
-  } catch {
-    throw edsInvalid('malformed certificate');
+export function assertExtensions(cert: ParsedCertificate, role: KeyRole): void {
+  const extensions = cert.pkijs.extensions ?? [];
+  const oids = new Set(extensions.map((e) => e.extnID));
+  if (oids.size !== extensions.length) throw edsInvalid('malformed certificate');
+  for (const ext of extensions) {
+    if (ext.critical && !UNDERSTOOD_EXTENSIONS.has(ext.extnID)) {
+      throw edsInvalid('certificate has an unknown critical extension');
+    }
   }
-  if (new Set(oids).size !== oids.length) throw edsInvalid('malformed certificate');
-}
-
-/** Throws unless the leaf's keyUsage, when present, allows digitalSignature. */
-export function assertLeafKeyUsage(leaf: ParsedCertificate): void {
-  const usage = keyUsageOf(leaf);
-  if (usage !== null && (usage & x509.KeyUsageFlags.digitalSignature) === 0) {
+  if (role !== 'leaf') return;
+  const usage = keyUsageOf(cert);
+  if (usage !== null && (usage & KEY_USAGE_DIGITAL_SIGNATURE) === 0) {
     throw edsInvalid('certificate key usage does not allow digital signatures');
   }
+  const eku = extensionOf(cert, OID.extKeyUsage);
+  if (eku) {
+    const purposes = (eku.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes;
+    if (!purposes) throw edsInvalid('malformed certificate');
+    if (!purposes.some((p) => LOGIN_KEY_PURPOSES.has(p))) {
+      throw edsInvalid('certificate extended key usage does not allow client authentication');
+    }
+  }
 }
 
-/** Issuer/subject name match: same DER, or same text ignoring case and spacing. */
-function namesMatch(issuerOf: ParsedCertificate, subjectOf: ParsedCertificate): boolean {
-  const a = Buffer.from(issuerOf.x509.issuerName.toArrayBuffer());
-  const b = Buffer.from(subjectOf.x509.subjectName.toArrayBuffer());
-  if (a.equals(b)) return true;
-  const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
-  return norm(issuerOf.x509.issuer) === norm(subjectOf.x509.subject);
+/** The first byte of the keyUsage bit string (the flags this module reads); null when absent. */
+function keyUsageOf(cert: ParsedCertificate): number | null {
+  const ext = extensionOf(cert, OID.keyUsage);
+  if (!ext) return null;
+  const bits = ext.parsedValue as asn1js.BitString | undefined;
+  if (!(bits instanceof asn1js.BitString)) throw edsInvalid('malformed certificate');
+  return bits.valueBlock.valueHexView[0] ?? 0;
 }
 
-/** The cryptographic link check: names alone would let a look-alike CA through. */
+function basicConstraintsOf(cert: ParsedCertificate): pkijs.BasicConstraints | null {
+  const ext = extensionOf(cert, OID.basicConstraints);
+  if (!ext) return null;
+  if (!(ext.parsedValue instanceof pkijs.BasicConstraints)) throw edsInvalid('malformed certificate');
+  return ext.parsedValue;
+}
+
+function pathLenOf(bc: pkijs.BasicConstraints): number | undefined {
+  const value = bc.pathLenConstraint;
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? value : value.valueBlock.valueDec;
+}
+
+/** An issuer must be a CA (basicConstraints cA) whose keyUsage, when present, has keyCertSign. */
+function mayIssue(cert: ParsedCertificate): boolean {
+  try {
+    if (!basicConstraintsOf(cert)?.cA) return false;
+    const usage = keyUsageOf(cert);
+    return usage === null || (usage & KEY_USAGE_KEY_CERT_SIGN) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+const isSelfIssued = (cert: ParsedCertificate): boolean => cert.pkijs.subject.isEqual(cert.pkijs.issuer);
+
+/** The cryptographic link: names alone would let a look-alike CA through. */
 function isSignedBy(child: ParsedCertificate, issuer: ParsedCertificate): boolean {
+  if (!child.pkijs.issuer.isEqual(issuer.pkijs.subject)) return false;
   try {
     return child.native.verify(issuer.native.publicKey);
   } catch {
-    return false; // unsupported or broken signature algorithm
-  }
-}
-
-/**
- * Whether `issuer` may sign certificates at this depth. `caCertsBelow` counts the CA
- * certificates between it and the leaf (for pathLenConstraint). Certificates that came with
- * the proof rather than from the bundle must say explicitly that they are CAs, otherwise an
- * ordinary end-entity certificate could be used to mint others.
- */
-function mayIssue(issuer: ParsedCertificate, fromBundle: boolean, caCertsBelow: number): boolean {
-  try {
-    return caConstraintsAllow(issuer, fromBundle, caCertsBelow);
-  } catch {
-    return false; // undecodable extensions: not a usable issuer
-  }
-}
-
-function caConstraintsAllow(issuer: ParsedCertificate, fromBundle: boolean, caCertsBelow: number): boolean {
-  const bc = basicConstraintsOf(issuer);
-  if (bc) {
-    if (!bc.ca) return false;
-    if (bc.pathLength !== undefined && caCertsBelow > bc.pathLength) return false;
-  } else if (!fromBundle) {
     return false;
   }
-  const usage = keyUsageOf(issuer);
-  return usage === null || (usage & x509.KeyUsageFlags.keyCertSign) !== 0;
 }
 
 /**
- * Builds leaf → intermediate(s) → trust anchor, checking every link cryptographically, the CA
- * constraints of every issuer and the validity of every certificate at `now`. `extra` are
- * untrusted certificates supplied with the proof (e.g. inside a CMS) usable as intermediates.
- * Returns the path (leaf first) or throws EDS_INVALID.
+ * Validates leaf → intermediate(s) → trust anchor and returns the path, leaf first, anchor
+ * last. `extra` are the untrusted certificates that came with the proof. The anchor is the
+ * topmost certificate of the bundle the path reaches (the root when the bundle holds it).
  */
-export function buildTrustedPath(
+export async function validatePath(
+  leaf: ParsedCertificate,
+  trust: TrustStore,
+  extra: readonly ParsedCertificate[],
+  now: Date,
+): Promise<ParsedCertificate[]> {
+  if (trust.has(leaf)) return [leaf];
+  const path = findPath(leaf, trust, extra, now);
+  for (const cert of path.slice(1, -1)) assertExtensions(cert, 'ca');
+  assertPathLengths(path);
+
+  const engine = new pkijs.CertificateChainValidationEngine({
+    trustedCerts: [path[path.length - 1].pkijs],
+    certs: path
+      .slice(0, -1)
+      .reverse()
+      .map((c) => c.pkijs), // the engine takes the leaf last
+    checkDate: now,
+  });
+  let verdict: pkijs.CertificateChainValidationEngineVerifyResult;
+  try {
+    verdict = await engine.verify({ passedWhenNotRevValues: true });
+  } catch (e) {
+    verdict = e as pkijs.CertificateChainValidationEngineVerifyResult;
+  }
+  if (verdict?.result !== true) {
+    const reason = String(verdict?.resultMessage ?? '');
+    throw edsInvalid(
+      /name constraint/i.test(reason)
+        ? 'certificate is outside the name constraints of its CA'
+        : 'certificate path is not valid',
+    );
+  }
+  return path;
+}
+
+/** RFC 5280 §4.2.1.9: a CA's pathLenConstraint bounds the non-self-issued CA certificates below it. */
+function assertPathLengths(path: readonly ParsedCertificate[]): void {
+  for (let k = 1; k < path.length; k++) {
+    const bc = basicConstraintsOf(path[k]);
+    const limit = bc ? pathLenOf(bc) : undefined;
+    if (limit === undefined) continue;
+    const below = path.slice(1, k).filter((c) => !isSelfIssued(c)).length;
+    if (below > limit) throw edsInvalid('certificate path is longer than a CA allows');
+  }
+}
+
+/** Bounded depth-first search for a path to the bundle; every issuer is checked as it is tried. */
+function findPath(
   leaf: ParsedCertificate,
   trust: TrustStore,
   extra: readonly ParsedCertificate[],
   now: Date,
 ): ParsedCertificate[] {
-  if (trust.has(leaf)) return [leaf];
-  if (extra.length > MAX_EXTRA_CERTIFICATES) throw edsInvalid('too many certificates in the proof');
-
-  const candidates = new Map<string, { cert: ParsedCertificate; fromBundle: boolean }>();
-  for (const cert of extra) candidates.set(cert.sha256, { cert, fromBundle: false });
-  for (const cert of trust.certificates) candidates.set(cert.sha256, { cert, fromBundle: true });
-
-  const linkCache = new Map<string, boolean>();
-  const linked = (child: ParsedCertificate, issuer: ParsedCertificate): boolean => {
-    const key = `${child.sha256}:${issuer.sha256}`;
-    let ok = linkCache.get(key);
-    if (ok === undefined) {
-      ok = namesMatch(child, issuer) && isSignedBy(child, issuer);
-      linkCache.set(key, ok);
-    }
-    return ok;
-  };
-
-  let issuerOutOfValidity = false;
+  const candidates = [
+    ...trust.certificates.map((cert) => ({ cert, anchor: true })),
+    ...extra.filter((c) => !trust.has(c)).map((cert) => ({ cert, anchor: false })),
+  ];
   let steps = 0;
-  const extend = (path: ParsedCertificate[]): ParsedCertificate[] | null => {
-    if (path.length >= MAX_PATH_LENGTH || ++steps > MAX_SEARCH_STEPS) return null;
+  let issuerOutOfValidity = false;
+  let issuerNotCa = false;
+
+  const extend = (path: ParsedCertificate[], anchorsOnly: boolean): ParsedCertificate[] | null => {
+    if (path.length >= MAX_PATH_LENGTH) return null;
     const child = path[path.length - 1];
-    for (const { cert, fromBundle } of candidates.values()) {
-      if (path.some((p) => p.sha256 === cert.sha256)) continue;
-      if (!linked(child, cert)) continue;
-      if (!mayIssue(cert, fromBundle, path.length - 1)) continue;
+    for (const { cert, anchor } of candidates) {
+      if (anchorsOnly && !anchor) continue;
+      if (++steps > MAX_SEARCH_STEPS) return null;
+      // Distinct subjects along a path: look-alikes cannot be chained into permutations.
+      if (path.some((p) => p.pkijs.subject.isEqual(cert.pkijs.subject))) continue;
+      if (!isSignedBy(child, cert)) continue;
+      if (!mayIssue(cert)) {
+        issuerNotCa = true;
+        continue;
+      }
       if (!isWithinValidity(cert, now)) {
         issuerOutOfValidity = true;
         continue;
       }
       const next = [...path, cert];
-      if (fromBundle) return next;
-      const found = extend(next);
+      // Past a bundle certificate only bundle certificates lead further up, to its root.
+      if (anchor) return isSelfIssued(cert) ? next : (extend(next, true) ?? next);
+      const found = extend(next, false);
       if (found) return found;
     }
     return null;
   };
 
-  const path = extend([leaf]);
+  const path = extend([leaf], false);
   if (path) return path;
-  throw edsInvalid(
-    issuerOutOfValidity
-      ? 'an issuing CA certificate is outside its validity period'
-      : 'certificate is not issued by a trusted CA',
-  );
+  if (issuerOutOfValidity) throw edsInvalid('an issuing CA certificate is outside its validity period');
+  if (issuerNotCa) throw edsInvalid('certificate is issued by a certificate that may not issue certificates');
+  throw edsInvalid('certificate is not issued by a trusted CA');
 }

@@ -123,9 +123,9 @@ describe('verifyEdsProof', () => {
         certificate: impostor.certificatePem + ec256.certificatePem,
         signature: await signNonce(impostor, NONCE),
       };
-      await expectRefused(proof, trust, 'certificate is not issued by a trusted CA');
+      await expectRefused(proof, trust, 'may not issue certificates');
       const bundle = TrustStore.fromPem(ca.certificatePem + ec256.certificatePem);
-      await expectRefused(await rawProof(impostor), bundle, 'certificate is not issued by a trusted CA');
+      await expectRefused(await rawProof(impostor), bundle, 'may not issue certificates');
     });
 
     it('refuses a path through an expired intermediate', async () => {
@@ -185,6 +185,7 @@ describe('verifyEdsProof', () => {
         signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams,
         notBefore: new Date(Date.now() - 60_000),
         notAfter: new Date(Date.now() + DAY),
+        extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
       });
       const forged: DevCredential = {
         certificatePem: forgedCert.toString('pem'),
@@ -334,6 +335,7 @@ describe('verifyEdsProof', () => {
         commonName: 'Ada Lovelace',
         subject: 'CN=Ada Lovelace, 2.5.4.5=IIN900101300123',
         certificateSha256: createHash('sha256').update(new X509Certificate(ec256.certificatePem).raw).digest('hex'),
+        trustAnchor: spkiSha256(ca.certificatePem),
       });
     });
 

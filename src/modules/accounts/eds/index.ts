@@ -1,5 +1,6 @@
 /** Login by electronic digital signature (API.md §2): proof verification, trust bundle, dev PKI. */
-export { verifyEdsProof, type EdsIdentity, type EdsProof } from './eds-verifier';
+export { verifyEdsProof, type EdsIdentity, type EdsProof, type RevocationPolicy } from './eds-verifier';
+export { CrlStore } from './crl-store';
 export { TrustStore } from './trust-store';
 export {
   createDevCa,

@@ -1,28 +1,7 @@
 import { constants, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { AppError } from '../../../errors/app-error';
 
 export type HashName = 'sha256' | 'sha384' | 'sha512';
 export type SignatureScheme = 'rsa-pkcs1' | 'rsa-pss' | 'ecdsa';
-
-const MIN_RSA_BITS = 2048;
-const ALLOWED_CURVES = new Set(['prime256v1', 'secp384r1']);
-
-/** Throws unless the key is RSA (≥ 2048 bits) or ECDSA on P-256 / P-384. */
-export function assertSupportedKey(key: KeyObject): void {
-  const details = key.asymmetricKeyDetails ?? {};
-  switch (key.asymmetricKeyType) {
-    case 'rsa':
-    case 'rsa-pss':
-      if ((details.modulusLength ?? 0) < MIN_RSA_BITS) {
-        throw new AppError('EDS_INVALID', 'certificate key is too weak');
-      }
-      return;
-    case 'ec':
-      if (ALLOWED_CURVES.has(details.namedCurve ?? '')) return;
-      break;
-  }
-  throw new AppError('EDS_INVALID', 'certificate key algorithm is not supported');
-}
 
 /**
  * Verifies with one scheme. RSA-PSS recovers the salt length from the signature itself

@@ -1,14 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { decodePemBlocks, parseCertificateDer, type ParsedCertificate } from './pki';
+import { assertAllowedKey } from './chain';
+import { decodePemBlocks } from './pem';
+import { parseCertificateDer, type ParsedCertificate } from './pki';
 
 const CERTIFICATE_LABELS = new Set(['CERTIFICATE', 'X509 CERTIFICATE']);
 
 /**
  * The CA certificates EDS logins must chain to. Every certificate of the bundle (roots and
- * intermediates alike) is a trust anchor: a path that reaches any of them is trusted.
+ * intermediates alike) is a trust anchor: a path that reaches any of them is trusted, and is
+ * followed up through the bundle to its root when the bundle holds it.
  */
 export class TrustStore {
-  private constructor(readonly certificates: readonly ParsedCertificate[]) {}
+  private readonly fingerprints: Set<string>;
+
+  private constructor(readonly certificates: readonly ParsedCertificate[]) {
+    this.fingerprints = new Set(certificates.map((c) => c.sha256));
+  }
 
   /** Parses all certificates of a PEM bundle; throws when there is none or one is malformed. */
   static fromPem(pem: string): TrustStore {
@@ -22,7 +29,12 @@ export class TrustStore {
         cert = parseCertificateDer(block.der);
       } catch {
         // A half-readable bundle would silently drop a CA; fail loudly at start-up instead.
-        throw new Error(`EDS trust bundle: certificate #${index + 1} is malformed`);
+        throw new Error(`EDS trust bundle: certificate #${index + 1} is malformed (not strict DER X.509)`);
+      }
+      try {
+        assertAllowedKey(cert.native, 'ca');
+      } catch (e) {
+        throw new Error(`EDS trust bundle: certificate #${index + 1}: ${(e as Error).message}`);
       }
       if (!seen.has(cert.sha256)) {
         seen.add(cert.sha256);
@@ -39,6 +51,6 @@ export class TrustStore {
 
   /** Whether this exact certificate (by DER fingerprint) is in the bundle. */
   has(cert: ParsedCertificate): boolean {
-    return this.certificates.some((c) => c.sha256 === cert.sha256);
+    return this.fingerprints.has(cert.sha256);
   }
 }
