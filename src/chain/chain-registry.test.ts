@@ -5,6 +5,7 @@ import { AppError } from '../errors/app-error';
 import { createLogger, type Logger } from '../logger';
 import { ChainRegistry } from './chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
+import { startBesuFront } from '../../tests/kit/besu-node';
 
 const FUNDED_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
@@ -89,7 +90,7 @@ describe('ChainRegistry', () => {
     expect(await registry.withRetry('mainnet', (p) => p.getBalance(FUNDED_ADDRESS))).toBeGreaterThan(0n);
 
     const health = await registry.health('mainnet');
-    expect(health).toMatchObject({ network: 'mainnet', chainId: 1991, url: mainnet.url, healthy: true });
+    expect(health).toMatchObject({ network: 'mainnet', chainId: 1991, url: new URL(mainnet.url).host, healthy: true });
     expect(health.latencyMs).toBeGreaterThanOrEqual(0);
     expect(health.latencyMs).toBeLessThan(2_000);
     expect(typeof health.blockNumber).toBe('number');
@@ -162,6 +163,40 @@ describe('ChainRegistry', () => {
 
     expect(registry.isAvailable('mainnet')).toBe(true);
     expect(await registry.provider('mainnet').getBlockNumber()).toBeGreaterThanOrEqual(0);
+  });
+
+  it('fails over past a node that is down and one on the wrong chain, checking the chain id of each', async () => {
+    const { logger, lines } = capturingLogger();
+    const down = `http://127.0.0.1:${await freePort()}`;
+    const registry = ChainRegistry.connect({ testnet: { urls: [down, wrongChain.url, testnet.url] } }, logger);
+    registries.push(await registry);
+    const r = await registry;
+    expect(r.isAvailable('testnet')).toBe(true);
+    expect(await r.provider('testnet').getBlockNumber()).toBeGreaterThanOrEqual(0);
+    expect(await r.provider('testnet').send('eth_chainId', [])).toBe('0x4647');
+    expect(lines.find((line) => line.level === 50 && line.actualChainId === 31337)).toBeDefined();
+    expect((await r.health('testnet')).healthy).toBe(true);
+  });
+
+  it('sends the configured headers (Besu JWT) with every request and never logs them', async () => {
+    const front = await startBesuFront({ upstream: testnet.url, token: 'jwt-secret-token' });
+    try {
+      const { logger, text } = capturingLogger();
+      const registry = await ChainRegistry.connect(
+        { testnet: { urls: [front.url], headers: front.headers, maxConnections: 2 } },
+        logger,
+      );
+      registries.push(registry);
+      await Promise.all(Array.from({ length: 10 }, () => registry.provider('testnet').getBlockNumber()));
+      expect(front.unauthorized).toBe(0);
+      expect(front.peakConnections).toBeLessThanOrEqual(2);
+      const without = await ChainRegistry.connect({ testnet: front.url }, logger);
+      registries.push(without);
+      expect(front.unauthorized).toBeGreaterThan(0);
+      expect(text()).not.toContain('jwt-secret-token');
+    } finally {
+      await front.stop();
+    }
   });
 
   it('treats a network without URL as unavailable', async () => {

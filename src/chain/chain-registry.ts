@@ -8,12 +8,13 @@ import {
 import { CHAIN_IDS, NETWORKS, type Network } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import type { Logger } from '../logger';
-import { RpcTransport } from './rpc-transport';
+import { FailoverTransport, WrongChainIdError } from './failover-transport';
+import { DEFAULT_FEE_POLICY, DEFAULT_MAX_CONNECTIONS, type FeePolicy, type NetworkOptions } from './network-settings';
 
 export interface NetworkHealth {
   network: Network;
   chainId: number;
-  /** Never exposed to clients: it may carry credentials. */
+  /** Host and port of each node, comma-separated (the URLs may carry credentials and are never shown). */
   url: string;
   healthy: boolean;
   latencyMs: number | null;
@@ -35,6 +36,8 @@ const HEALTH_TIMEOUT_MS = 2_000;
 const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000;
 const BACKOFF_BASE_MS = 100;
+/** How long a broadcast waits for the node's answer before its outcome counts as unknown. */
+const SEND_TIMEOUT_MS = 10_000;
 /** Transport limit for any single request; ethers' default of 5 minutes would pin sockets to a hung node. */
 const REQUEST_TIMEOUT_MS = 30_000;
 /**
@@ -181,16 +184,15 @@ export function nodeUnreachableError(network: Network, err: unknown): AppError |
 /**
  * A JsonRpcProvider that sends nothing to a node before that node has reported the expected chain
  * id, so a node that was down at start is checked on first contact, whichever code path makes it.
+ * With several nodes, requests fail over between them (FailoverTransport).
  */
 class ChainCheckedProvider extends JsonRpcProvider {
-  private chainIdVerified = false;
-  private pendingCheck: Promise<void> | null = null;
   private refusal: AppError | null = null;
 
   constructor(
-    private readonly transport: RpcTransport,
+    private readonly transport: FailoverTransport,
     network: EthersNetwork,
-    /** Records the refusal and returns the error to throw from now on. */
+    /** Records the refusal (every node on the wrong chain) and returns the error to throw from now on. */
     private readonly onWrongChainId: (actualChainId: number) => AppError,
   ) {
     // The URL is never used by ethers: every request goes through `transport` (see _send).
@@ -206,34 +208,37 @@ class ChainCheckedProvider extends JsonRpcProvider {
     });
   }
 
-  /** Resolves once the node has reported the expected chain id; rejects for good on a wrong one. */
-  verifyChainId(): Promise<void> {
-    if (this.refusal) return Promise.reject(this.refusal);
-    if (this.chainIdVerified) return Promise.resolve();
-    this.pendingCheck ??= this.askChainId().finally(() => {
-      this.pendingCheck = null;
-    });
-    return this.pendingCheck;
+  /** A wrong chain id on every node refuses the network for good. */
+  private refuseIfAllWrong(err: unknown): unknown {
+    if (err instanceof WrongChainIdError && this.transport.allWrongChain() !== undefined) {
+      this.refusal ??= this.onWrongChainId(err.actualChainId);
+      return this.refusal;
+    }
+    return err;
   }
 
-  private async askChainId(): Promise<void> {
-    const expected = this._network.chainId;
-    const [response] = await this.transport.send({ jsonrpc: '2.0', id: 0, method: 'eth_chainId', params: [] });
-    if (!response || !('result' in response) || typeof response.result !== 'string') {
-      throw new AppError('UPSTREAM_RPC_ERROR', `The ${this._network.name} node did not report its chain id`);
+  /** Resolves once a node has reported the expected chain id; rejects for good when none does. */
+  async verifyChainId(): Promise<void> {
+    if (this.refusal) throw this.refusal;
+    try {
+      await this.transport.verify();
+    } catch (err) {
+      throw this.refuseIfAllWrong(err);
     }
-    const actual = BigInt(response.result);
-    if (actual !== expected) {
-      this.refusal = this.onWrongChainId(Number(actual));
-      throw this.refusal;
+  }
+
+  private async sendChecked(payload: JsonRpcPayload | JsonRpcPayload[]) {
+    if (this.refusal) throw this.refusal;
+    try {
+      return await this.transport.send(payload);
+    } catch (err) {
+      throw this.refuseIfAllWrong(err);
     }
-    this.chainIdVerified = true;
   }
 
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
-    await this.verifyChainId();
     // ethers reads error objects out of this list too, although its type names only results.
-    return (await this.transport.send(payload)) as JsonRpcResult[];
+    return (await this.sendChecked(payload)) as JsonRpcResult[];
   }
 
   /**
@@ -242,9 +247,8 @@ class ChainCheckedProvider extends JsonRpcProvider {
    * its data, a refused transaction keeps the node's message).
    */
   async rpc(method: string, params: unknown[]): Promise<unknown> {
-    await this.verifyChainId();
     const payload: JsonRpcPayload = { jsonrpc: '2.0', id: 1, method, params };
-    const [answer] = await this.transport.send(payload);
+    const [answer] = await this.sendChecked(payload);
     if (answer && 'result' in answer) return answer.result;
     throw this.getRpcError(payload, answer && 'error' in answer ? answer : { id: 1, error: { code: -32603 } });
   }
@@ -258,7 +262,9 @@ class ChainCheckedProvider extends JsonRpcProvider {
 interface NetworkEntry {
   network: Network;
   chainId: number;
-  url?: string;
+  /** Host and port of each node, in order (never the URLs: they may carry credentials). */
+  hosts: string[];
+  fees: FeePolicy;
   provider?: ChainCheckedProvider;
   /** Why the network is refused (not configured, wrong chain id...); safe to show to clients. */
   refusal?: string;
@@ -275,40 +281,72 @@ export class ChainRegistry {
    * Creates a provider per configured network and asks each node for its chain id. A node with the
    * wrong chain id is refused; a node that is down is kept and checked when it first answers.
    */
-  static async connect(urls: Record<Network, string | undefined>, logger: Logger): Promise<ChainRegistry> {
+  static async connect(
+    settings: Partial<Record<Network, string | Partial<NetworkOptions> | undefined>>,
+    logger: Logger,
+  ): Promise<ChainRegistry> {
     const registry = new ChainRegistry(logger.child({ component: 'chain-registry' }));
-    await Promise.all(NETWORKS.map((network) => registry.add(network, urls[network])));
+    await Promise.all(
+      NETWORKS.map((network) => {
+        const given = settings[network];
+        const options: Partial<NetworkOptions> =
+          typeof given === 'string'
+            ? {
+                urls: given
+                  .split(',')
+                  .map((u) => u.trim())
+                  .filter(Boolean),
+              }
+            : (given ?? {});
+        return registry.add(network, options);
+      }),
+    );
     return registry;
   }
 
-  private async add(network: Network, url: string | undefined): Promise<void> {
+  private async add(network: Network, options: Partial<NetworkOptions>): Promise<void> {
     const chainId = CHAIN_IDS[network];
-    const entry: NetworkEntry = { network, chainId, url };
+    const urls = options.urls ?? [];
+    const entry: NetworkEntry = {
+      network,
+      chainId,
+      hosts: urls.map(hostOf),
+      fees: options.fees ?? DEFAULT_FEE_POLICY,
+    };
     this.entries.set(network, entry);
-    if (url === undefined) {
+    if (urls.length === 0) {
       entry.refusal = 'no RPC URL configured';
       this.logger.warn({ network }, 'No RPC URL configured; the network is unavailable');
       return;
     }
-    const protocol = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-    if (protocol !== 'http' && protocol !== 'https') {
-      entry.refusal = 'unsupported RPC URL (only http and https are supported)';
-      this.logger.error({ network, protocol }, 'RPC URL must use http or https; the network is unavailable');
-      return;
+    for (const url of urls) {
+      const protocol = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+      if (protocol !== 'http' && protocol !== 'https') {
+        entry.refusal = 'unsupported RPC URL (only http and https are supported)';
+        this.logger.error({ network, protocol }, 'RPC URL must use http or https; the network is unavailable');
+        return;
+      }
     }
-    const host = hostOf(url);
-    entry.provider = new ChainCheckedProvider(
-      new RpcTransport(url, REQUEST_TIMEOUT_MS),
-      new EthersNetwork(network, chainId),
-      (actualChainId) => {
-        entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
+    const host = entry.hosts.join(',');
+    const transport = new FailoverTransport(
+      urls,
+      REQUEST_TIMEOUT_MS,
+      { headers: options.headers, maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS },
+      BigInt(chainId),
+      (nodeHost, actualChainId) =>
         this.logger.error(
-          { network, host, expectedChainId: chainId, actualChainId },
-          'RPC node reports the wrong chain id; the network is refused',
-        );
-        return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
-      },
+          { network, host: nodeHost, expectedChainId: chainId, actualChainId },
+          'RPC node reports the wrong chain id; it is not used',
+        ),
     );
+    entry.provider = new ChainCheckedProvider(transport, new EthersNetwork(network, chainId), (actualChainId) => {
+      entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
+      this.logger.error(
+        { network, host, expectedChainId: chainId, actualChainId },
+        'RPC node reports the wrong chain id; the network is refused',
+      );
+      return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
+    });
     try {
       await withTimeout(entry.provider.verifyChainId(), CONNECT_TIMEOUT_MS);
       this.logger.info({ network, host, chainId }, 'Connected to RPC node');
@@ -337,10 +375,15 @@ export class ChainRegistry {
     return !this.destroyed && entry?.provider !== undefined && entry.refusal === undefined;
   }
 
+  /** The network's fee policy (FEE_MODE, GAS_PRICE_WEI, MAX_FEE_PER_GAS_WEI). */
+  feePolicy(network: Network): FeePolicy {
+    return this.entries.get(network)?.fees ?? DEFAULT_FEE_POLICY;
+  }
+
   /** Asks the node for its block number within 2 s and measures how long that took. */
   async health(network: Network): Promise<NetworkHealth> {
     const entry = this.entries.get(network);
-    const base = { network, chainId: CHAIN_IDS[network], url: entry?.url ?? '' };
+    const base = { network, chainId: CHAIN_IDS[network], url: entry?.hosts.join(',') ?? '' };
     if (!this.isAvailable(network)) {
       return { ...base, healthy: false, latencyMs: null, error: entry?.refusal ?? 'not available' };
     }
@@ -364,7 +407,7 @@ export class ChainRegistry {
     const attempts = Math.max(1, opts?.attempts ?? DEFAULT_ATTEMPTS);
     const timeoutMs = opts?.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const provider = this.provider(network);
-    const host = () => hostOf(this.entries.get(network)?.url ?? '');
+    const host = () => this.entries.get(network)?.hosts.join(',') ?? '';
     let lastError: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
@@ -416,7 +459,9 @@ export class ChainRegistry {
    */
   async broadcast(network: Network, rawTransaction: string): Promise<string> {
     const provider = this.provider(network) as ChainCheckedProvider;
-    return String(await provider.rpc('eth_sendRawTransaction', [rawTransaction]));
+    // A node that does not answer must not hold the wallet's nonce lock for the whole request
+    // timeout: after this the outcome is unknown and the transaction is followed by its hash.
+    return String(await withTimeout(provider.rpc('eth_sendRawTransaction', [rawTransaction]), SEND_TIMEOUT_MS));
   }
 
   /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */

@@ -24,6 +24,8 @@ export interface LocalNodeOptions {
   logger: Logger;
   /** When given, the chain is kept in `<stateDir>/anvil-<chainId>.json` across restarts. */
   stateDir?: string;
+  /** A free-gas network as Besu and GoQuorum run them: berlin (no base fee, legacy only), gas price 0. */
+  freeGas?: boolean;
 }
 
 const READY_TIMEOUT_MS = 15_000;
@@ -94,13 +96,14 @@ export async function startLocalNode(opts: LocalNodeOptions): Promise<LocalNode>
   const log = logger.child({ component: 'local-node', chainId });
   const flags: Array<[string, string]> = [
     ['--chain-id', String(chainId)],
-    ['--hardfork', 'paris'],
+    ['--hardfork', opts.freeGas ? 'berlin' : 'paris'],
     ['--block-time', String(blockTime)],
     ['--host', '127.0.0.1'],
     // anvil 1.7 binds port 0 to a free port and prints it in its "Listening on" line: no race with other processes.
     ['--port', String(opts.port ?? 0)],
     ['--color', 'never'],
   ];
+  if (opts.freeGas) flags.push(['--gas-price', '0'], ['--base-fee', '0']);
   if (opts.stateDir !== undefined) {
     mkdirSync(opts.stateDir, { recursive: true });
     const stateFile = path.join(opts.stateDir, `anvil-${chainId}.json`);

@@ -2,8 +2,15 @@ import { STATUS_CODES } from 'node:http';
 import type { JsonRpcPayload, JsonRpcResult } from 'ethers';
 import { Pool } from 'undici';
 
-/** Sockets kept open to one node; requests beyond this wait for a free one. */
-const CONNECTIONS = 64;
+/** Sockets kept open to one node by default; requests beyond this wait for a free one. */
+const DEFAULT_CONNECTIONS = 16;
+
+export interface RpcTransportOptions {
+  /** Sent with every request (e.g. Besu's JWT bearer token); never logged. */
+  headers?: Record<string, string>;
+  /** Most sockets to the node at once (Besu closes connections beyond its own limit, 80 by default). */
+  maxConnections?: number;
+}
 
 /** An answer of a JSON-RPC node: a result or an error object, as ethers' `_send` returns them. */
 export type JsonRpcAnswer = JsonRpcResult | { id: number; error: { code: number; message?: string; data?: unknown } };
@@ -45,16 +52,18 @@ export class RpcTransport {
   private readonly path: string;
   private readonly headers: Record<string, string>;
 
-  constructor(url: string, timeoutMs: number) {
+  constructor(url: string, timeoutMs: number, opts: RpcTransportOptions = {}) {
     const parsed = new URL(url);
     this.path = `${parsed.pathname}${parsed.search}`;
-    this.headers = { 'content-type': 'application/json' };
+    this.headers = {};
+    for (const [name, value] of Object.entries(opts.headers ?? {})) this.headers[name.toLowerCase()] = value;
+    this.headers['content-type'] = 'application/json';
     if (parsed.username || parsed.password) {
       const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
-      this.headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+      this.headers.authorization ??= `Basic ${Buffer.from(credentials).toString('base64')}`;
     }
     this.pool = new Pool(parsed.origin, {
-      connections: CONNECTIONS,
+      connections: opts.maxConnections ?? DEFAULT_CONNECTIONS,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       connectTimeout: Math.min(timeoutMs, 10_000),

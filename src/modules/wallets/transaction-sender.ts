@@ -1,7 +1,9 @@
 import { keccak256, type Interface, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import type { DataSource, EntityManager } from 'typeorm';
 import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
-import { decodeRevert, isInsufficientFunds } from '../../chain/revert-decoder';
+import { decodeRevert, decodeRevertData, isInsufficientFunds } from '../../chain/revert-decoder';
+import { classifySendError, type SendOutcome } from '../../chain/send-outcome';
+import { applyFeePolicy, type FeeFields, type FeeFloor } from '../../chain/fee-policy';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
@@ -29,9 +31,14 @@ export interface SendRequest {
   iface?: Interface;
   /** Use exactly this nonce (to fill a gap) instead of the next free one. */
   fixedNonce?: number;
+  /** Fees at least this high (a replacement must outbid the transaction it replaces). */
+  minFees?: FeeFloor;
   /** Runs in the database transaction that records the signed transaction (e.g. to link an idempotency key). */
   onRecorded?: (manager: EntityManager, txHash: string) => Promise<void>;
 }
+
+/** What became of one broadcast. */
+export type BroadcastOutcome = { kind: 'sent' } | { kind: 'refused-locally'; error: AppError } | SendOutcome;
 
 export interface SentTransaction {
   txHash: string;
@@ -47,8 +54,6 @@ export interface MinedTransaction {
   contractAddress: string | null;
 }
 
-type FeeFields = { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: 0; gasPrice: bigint };
-
 /** Gas and fees settled before signing. */
 export interface PreparedTransaction {
   gasLimit: bigint;
@@ -62,9 +67,21 @@ export interface PreparedTransaction {
 const GAS_MARGIN_PERCENT = 30n;
 const GAS_MARGIN_MIN = 30_000n;
 
-/** Messages of broadcast failures that mean "not accepted" (safe to forget the transaction). */
-const REJECTED =
-  /nonce too low|nonce has already been used|replacement|underpriced|insufficient funds|intrinsic gas|exceeds block gas limit|invalid sender|already known/i;
+/** Signing again with a fresh nonce after the node said the nonce was taken (someone else used the key). */
+const NONCE_RETRIES = 2;
+
+/** Gas every transaction pays before running any code (yellow paper G_transaction, G_txcreate, calldata). */
+export function intrinsicGas(to: string | null | undefined, data: string | undefined): bigint {
+  let gas = to ? 21_000n : 53_000n;
+  const bytes = Buffer.from((data ?? '0x').replace(/^0x/, ''), 'hex');
+  for (const byte of bytes) gas += byte === 0 ? 4n : 16n;
+  return gas;
+}
+
+/** A replacement must raise every price by at least 10% (geth, GoQuorum and Besu's price bump). */
+export function bumped(price: bigint): bigint {
+  return (price * 1125n) / 1000n + 1n;
+}
 
 /** Serialises work per key inside this process (other processes are held off by PostgreSQL). */
 class KeyedQueue {
@@ -99,18 +116,40 @@ export class TransactionSender {
 
   /** Estimates gas, turning a revert into 422 EXECUTION_REVERTED and no money into 422 INSUFFICIENT_FUNDS. */
   async estimateGas(req: SendRequest): Promise<bigint> {
+    const estimate = await this.nodeEstimate(req);
+    const margin = (estimate * GAS_MARGIN_PERCENT) / 100n;
+    return estimate + (margin > GAS_MARGIN_MIN ? margin : GAS_MARGIN_MIN);
+  }
+
+  /** The node's own estimate, without margin. */
+  private async nodeEstimate(req: SendRequest): Promise<bigint> {
     const provider = this.chains.provider(req.network);
     try {
-      const estimate = await provider.estimateGas({
+      return await provider.estimateGas({
         from: req.signer.address,
         to: req.to ?? undefined,
         data: req.data,
         value: req.value,
       });
-      const margin = (estimate * GAS_MARGIN_PERCENT) / 100n;
-      return estimate + (margin > GAS_MARGIN_MIN ? margin : GAS_MARGIN_MIN);
     } catch (e) {
       throw this.translate(e, req);
+    }
+  }
+
+  /**
+   * A caller's gas limit below what the transaction needs would be refused or dropped by the node,
+   * or revert out of gas: 400 naming both numbers, before anything is signed.
+   */
+  private async checkGasLimit(req: SendRequest, gasLimit: bigint): Promise<void> {
+    const intrinsic = intrinsicGas(req.to, req.data);
+    const needed = gasLimit < intrinsic ? intrinsic : await this.nodeEstimate(req);
+    const required = needed > intrinsic ? needed : intrinsic;
+    if (gasLimit < required) {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        `gasLimit ${gasLimit} is below the ${required} gas this transaction needs`,
+        { field: 'gasLimit', gasLimit: gasLimit.toString(), requiredGas: required.toString() },
+      );
     }
   }
 
@@ -138,11 +177,13 @@ export class TransactionSender {
    * 422 EXECUTION_REVERTED) and the balance check (422 INSUFFICIENT_FUNDS says how much is needed).
    */
   async prepare(req: SendRequest): Promise<PreparedTransaction> {
+    if (req.gasLimit !== undefined) await this.checkGasLimit(req, req.gasLimit);
     const gasLimit = req.gasLimit ?? (await this.estimateGas(req));
     return { gasLimit, fees: await this.fees(req, gasLimit) };
   }
 
-  private async fees(req: SendRequest, gasLimit: bigint): Promise<FeeFields> {
+  /** Fees of the network's policy (FEE_MODE, GAS_PRICE_WEI, MAX_FEE_PER_GAS_WEI), checked against the balance. */
+  async fees(req: SendRequest, gasLimit: bigint): Promise<FeeFields> {
     const provider = this.chains.provider(req.network);
     const [feeData, balance] = await Promise.all([
       provider.getFeeData(),
@@ -150,8 +191,8 @@ export class TransactionSender {
     ]).catch((e: unknown) => {
       throw this.translate(e, req);
     });
-    const eip1559 = feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
-    const pricePerGas = (eip1559 ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
+    const fees = applyFeePolicy(req.network, this.chains.feePolicy(req.network), feeData, req.minFees);
+    const pricePerGas = fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice;
     const required = gasLimit * pricePerGas + (req.value ?? 0n);
     if (balance < required) {
       throw new AppError(
@@ -160,9 +201,7 @@ export class TransactionSender {
         { address: req.signer.address, balanceWei: balance.toString(), requiredWei: required.toString() },
       );
     }
-    return eip1559
-      ? { type: 2, maxFeePerGas: feeData.maxFeePerGas!, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas! }
-      : { type: 0, gasPrice: feeData.gasPrice ?? 0n };
+    return fees;
   }
 
   /** Next nonce: after every transaction this service recorded and every one the node has seen. */
@@ -198,64 +237,121 @@ export class TransactionSender {
         // Session lock: held across commit and broadcast, released even if this process dies.
         await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`nonce:${key}`]);
         try {
-          const nonce = req.fixedNonce ?? (await this.nextNonce(runner.manager, req, provider));
-          const raw = await wallet.signTransaction({
-            chainId: CHAIN_IDS[req.network],
-            nonce,
-            to: req.to ?? null,
-            data: req.data ?? '0x',
-            value: req.value ?? 0n,
-            gasLimit,
-            ...fees,
-          });
-          const txHash = keccak256(raw);
-          await runner.startTransaction();
-          try {
-            await runner.query(
-              `INSERT INTO chain_transactions
-                 (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')`,
-              [
-                req.network,
-                req.signer.address,
-                req.to ?? null,
-                nonce,
-                txHash,
-                raw,
-                req.kind,
-                (req.value ?? 0n).toString(),
-                req.developerId ?? null,
-                req.contractId ?? null,
-                req.method ?? null,
-              ],
-            );
-            await req.onRecorded?.(runner.manager, txHash);
-            await runner.commitTransaction();
-          } catch (e) {
-            await runner.rollbackTransaction();
-            throw e;
-          }
-          try {
-            await this.chains.broadcast(req.network, raw);
-          } catch (e) {
-            const message = e instanceof Error ? e.message : String(e);
-            if (e instanceof AppError || REJECTED.test(message) || decodeRevert(e, req.iface)) {
+          for (let attempt = 0; ; attempt++) {
+            const nonce = req.fixedNonce ?? (await this.nextNonce(runner.manager, req, provider));
+            const raw = await wallet.signTransaction({
+              chainId: CHAIN_IDS[req.network],
+              nonce,
+              to: req.to ?? null,
+              data: req.data ?? '0x',
+              value: req.value ?? 0n,
+              gasLimit,
+              ...fees,
+            });
+            const txHash = keccak256(raw);
+            await runner.startTransaction();
+            try {
+              // The same bytes as a refused transaction (same nonce, fees and call) revive its record.
               await runner.query(
-                `UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`,
-                [req.network, txHash],
+                `INSERT INTO chain_transactions
+                   (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
+                 ON CONFLICT (network, tx_hash) DO UPDATE
+                   SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
+                       contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, created_at = now()
+                   WHERE chain_transactions.status = 'dropped'`,
+                [
+                  req.network,
+                  req.signer.address,
+                  req.to ?? null,
+                  nonce,
+                  txHash,
+                  raw,
+                  req.kind,
+                  (req.value ?? 0n).toString(),
+                  req.developerId ?? null,
+                  req.contractId ?? null,
+                  req.method ?? null,
+                ],
               );
-              throw this.translate(e, req);
+              await req.onRecorded?.(runner.manager, txHash);
+              await runner.commitTransaction();
+            } catch (e) {
+              await runner.rollbackTransaction();
+              throw e;
             }
-            // Outcome unknown (node unreachable, timeout): the record stays pending and is re-broadcast.
-            this.logger.warn({ network: req.network, txHash, nonce }, 'broadcast outcome unknown; will retry');
+            const outcome = await this.broadcastOnce(req.network, raw);
+            if (outcome.kind === 'unknown') {
+              // Maybe sent (timeout, reset): the record stays pending and the tracker follows it by hash.
+              this.logger.warn({ network: req.network, txHash, nonce }, 'broadcast outcome unknown; will retry');
+            }
+            if (outcome.kind === 'sent' || outcome.kind === 'unknown' || outcome.kind === 'already-known') {
+              return { txHash, nonce, from: req.signer.address };
+            }
+            // Not taken by the node: forget it while the lock is held, so its nonce is simply used again.
+            await runner.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
+              req.network,
+              txHash,
+            ]);
+            const reason = outcome.kind === 'refused-locally' ? outcome.error.message : outcome.reason;
+            this.logger.warn(
+              { network: req.network, txHash, nonce, outcome: outcome.kind, reason },
+              'transaction refused by the node',
+            );
+            if (outcome.kind === 'nonce-taken' && req.fixedNonce === undefined && attempt < NONCE_RETRIES) continue;
+            throw this.refusalError(req, outcome);
           }
-          return { txHash, nonce, from: req.signer.address };
         } finally {
           await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`nonce:${key}`]).catch(() => undefined);
         }
       } finally {
         await runner.release();
       }
+    });
+  }
+
+  /** One eth_sendRawTransaction, its failure read by the one taxonomy of node answers (src/chain/send-outcome). */
+  async broadcastOnce(network: Network, raw: string): Promise<BroadcastOutcome> {
+    try {
+      await this.chains.broadcast(network, raw);
+      return { kind: 'sent' };
+    } catch (e) {
+      // The registry refused before sending (network not available, wrong chain id).
+      if (e instanceof AppError) return { kind: 'refused-locally', error: e };
+      return classifySendError(e);
+    }
+  }
+
+  /** The error a caller sees for a transaction the node did not take. */
+  private refusalError(
+    req: SendRequest,
+    outcome: Exclude<BroadcastOutcome, { kind: 'sent' | 'unknown' | 'already-known' }>,
+  ): AppError {
+    switch (outcome.kind) {
+      case 'refused-locally':
+        return outcome.error;
+      case 'unauthorized':
+        return new AppError('UPSTREAM_RPC_ERROR', `The ${req.network} node refused the service's credentials`, {
+          network: req.network,
+        });
+      case 'refused':
+        if (outcome.insufficientFunds) {
+          return new AppError(
+            'INSUFFICIENT_FUNDS',
+            `The wallet ${req.signer.address} cannot pay for this transaction (${outcome.reason})`,
+            { address: req.signer.address, reason: outcome.reason },
+          );
+        }
+        return this.refused(req.network, outcome.reason);
+      case 'nonce-taken':
+        return this.refused(req.network, outcome.reason);
+    }
+  }
+
+  private refused(network: Network, reason: string): AppError {
+    return new AppError('TRANSACTION_REFUSED', `The ${network} node refused the transaction: ${reason}`, {
+      network,
+      reason,
     });
   }
 
@@ -271,6 +367,47 @@ export class TransactionSender {
     }
     if (!receipt) return null;
     return this.recordReceipt(network, receipt);
+  }
+
+  /**
+   * Why a mined transaction reverted: the `revertReason` a node puts in its receipt (Besu, hex
+   * revert data), else the error of replaying the call at its block; undefined when unknowable.
+   */
+  async revertReason(
+    network: Network,
+    txHash: string,
+    blockNumber: number,
+    iface?: Interface,
+  ): Promise<string | undefined> {
+    const provider = this.chains.provider(network);
+    try {
+      const raw = (await provider.send('eth_getTransactionReceipt', [txHash])) as { revertReason?: unknown } | null;
+      if (
+        typeof raw?.revertReason === 'string' &&
+        /^0x[0-9a-f]*$/i.test(raw.revertReason) &&
+        raw.revertReason !== '0x'
+      ) {
+        return decodeRevertData(raw.revertReason, iface).reason;
+      }
+      const tx = await provider.getTransaction(txHash);
+      if (!tx) return undefined;
+      try {
+        await provider.call({
+          from: tx.from,
+          to: tx.to,
+          data: tx.data,
+          value: tx.value,
+          gasLimit: tx.gasLimit,
+          blockTag: blockNumber,
+        });
+      } catch (e) {
+        return decodeRevert(e, iface)?.reason;
+      }
+      return undefined;
+    } catch (err) {
+      this.logger.debug({ err, network, txHash }, 'could not learn why a transaction reverted');
+      return undefined;
+    }
   }
 
   /** Stores a receipt's outcome on the transaction's record. */

@@ -1,14 +1,20 @@
+import { Transaction } from 'ethers';
 import type { DataSource } from 'typeorm';
+import { feeCapOf, tipOf, type FeeFields } from '../../chain/fee-policy';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import type { Network } from '../../config';
 import type { Logger } from '../../logger';
 import type { ChainTransactionKind } from './chain-transaction.entity';
-import type { MinedTransaction, TransactionSender, TransactionSigner } from './transaction-sender';
+import { bumped, type MinedTransaction, type TransactionSender, type TransactionSigner } from './transaction-sender';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
 const CHECK_AFTER = '3 seconds';
-/** A transaction the node keeps refusing for this long has its nonce filled, so later ones can land. */
-const GIVE_UP_AFTER_S = 120;
+/** Least time between two broadcasts of the same bytes: a handful of attempts before replacement. */
+const REBROADCAST_EVERY_MS = 10_000;
+/** Not mined after this long: replaced by a no-op transfer to self with its nonce and higher fees. */
+const REPLACE_AFTER_S = 50;
+/** A replacement not mined after this long is given up: marked failed, its nonce free again. */
+const GIVE_UP_AFTER_S = 50;
 const TICK_MS = 2000;
 const LOCK_KEY = 7_991_002;
 
@@ -46,6 +52,8 @@ export interface TrackerHooks {
  */
 export class TransactionTracker {
   private timer?: NodeJS.Timeout;
+  /** When each pending transaction was last broadcast by this tracker, and how often. */
+  private readonly broadcasts = new Map<string, { at: number; attempt: number }>();
   private running?: Promise<void>;
 
   constructor(
@@ -111,56 +119,95 @@ export class TransactionTracker {
     try {
       const receipt = await provider.getTransactionReceipt(tx.txHash);
       if (receipt) {
+        this.broadcasts.delete(tx.txHash);
         await this.hooks.onMined(tx, await this.sender.recordReceipt(tx.network, receipt));
         return;
       }
       const used = await provider.getTransactionCount(tx.fromAddress, 'latest');
       if (used > tx.nonce) {
         // Another transaction took this nonce: this one can never be mined.
-        await this.markDropped(tx);
+        await this.markDropped(tx, 'its nonce was used by another transaction');
         return;
       }
-      try {
-        await this.chains.broadcast(tx.network, row.raw_tx);
-        this.logger.info({ network: tx.network, txHash: tx.txHash }, 're-broadcast a pending transaction');
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        if (/already known|known transaction/i.test(message)) return;
-        if (row.age_s > GIVE_UP_AFTER_S) await this.fillNonce(tx, message);
+      if (tx.kind === 'nonce-filler' && row.age_s > GIVE_UP_AFTER_S) {
+        // Bounded: a replacement is not replaced again; its nonce is free for the next send.
+        await this.markDropped(tx, 'the replacement was not mined in time');
+        return;
+      }
+      if (tx.kind !== 'nonce-filler' && row.age_s > REPLACE_AFTER_S) {
+        await this.replace(tx, row.raw_tx, 'not mined in time');
+        return;
+      }
+      const last = this.broadcasts.get(tx.txHash);
+      if (last && Date.now() - last.at < REBROADCAST_EVERY_MS) return;
+      const attempt = (last?.attempt ?? 0) + 1;
+      this.broadcasts.set(tx.txHash, { at: Date.now(), attempt });
+      const outcome = await this.sender.broadcastOnce(tx.network, row.raw_tx);
+      this.logger.info(
+        { network: tx.network, txHash: tx.txHash, nonce: tx.nonce, attempt, outcome: outcome.kind },
+        're-broadcast a pending transaction',
+      );
+      if (outcome.kind === 'refused' || outcome.kind === 'nonce-taken') {
+        // The node will never take these bytes: free the nonce rather than send them again.
+        if (tx.kind === 'nonce-filler') await this.markDropped(tx, outcome.reason);
+        else await this.replace(tx, row.raw_tx, outcome.reason);
       }
     } catch (err) {
       this.logger.debug({ err, txHash: tx.txHash }, 'could not check a pending transaction; will retry');
     }
   }
 
-  private async markDropped(tx: PendingTransaction): Promise<void> {
-    await this.ds.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
-      tx.network,
-      tx.txHash,
-    ]);
+  /** Ends a transaction as failed (status `dropped`): it was never mined and never will be. */
+  private async markDropped(tx: PendingTransaction, reason: string): Promise<void> {
+    this.broadcasts.delete(tx.txHash);
+    await this.ds.query(
+      `UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2 AND status = 'pending'`,
+      [tx.network, tx.txHash],
+    );
     await this.hooks.onDropped(tx);
-    this.logger.warn({ network: tx.network, txHash: tx.txHash, nonce: tx.nonce }, 'transaction dropped');
+    this.logger.warn({ network: tx.network, txHash: tx.txHash, nonce: tx.nonce, reason }, 'transaction failed');
   }
 
-  /** Replaces a transaction that can never land by a zero-value transfer to self with its nonce. */
-  private async fillNonce(tx: PendingTransaction, reason: string): Promise<void> {
+  /**
+   * Replaces a transaction that is not landing by a zero-value transfer to self with its nonce,
+   * priced above it (a node replaces a pooled transaction only for a 10% higher price).
+   */
+  private async replace(tx: PendingTransaction, raw: string, reason: string): Promise<void> {
     const signer = await this.hooks.signerFor(tx.fromAddress);
+    await this.markDropped(tx, reason);
     if (!signer) {
       this.logger.error({ network: tx.network, txHash: tx.txHash, reason }, 'stuck transaction of an unknown signer');
       return;
     }
-    await this.markDropped(tx);
-    const filler = await this.sender.send({
-      network: tx.network,
-      signer,
-      to: signer.address,
-      value: 0n,
-      kind: 'nonce-filler',
-      fixedNonce: tx.nonce,
-    });
-    this.logger.warn(
-      { network: tx.network, dropped: tx.txHash, filler: filler.txHash, nonce: tx.nonce, reason },
-      'filled the nonce of a transaction the node keeps refusing',
-    );
+    const original = Transaction.from(raw);
+    const fees: FeeFields =
+      original.type === 2
+        ? {
+            type: 2,
+            maxFeePerGas: original.maxFeePerGas ?? 0n,
+            maxPriorityFeePerGas: original.maxPriorityFeePerGas ?? 0n,
+          }
+        : { type: 0, gasPrice: original.gasPrice ?? 0n };
+    try {
+      const filler = await this.sender.send({
+        network: tx.network,
+        signer,
+        to: signer.address,
+        value: 0n,
+        kind: 'nonce-filler',
+        fixedNonce: tx.nonce,
+        minFees: { feeCap: bumped(feeCapOf(fees)), tip: bumped(tipOf(fees)) },
+      });
+      this.logger.warn(
+        { network: tx.network, dropped: tx.txHash, filler: filler.txHash, nonce: tx.nonce, reason },
+        'replaced a transaction that was not landing by a no-op transfer with its nonce',
+      );
+    } catch (err) {
+      // Refused too: the nonce is free again (both records are failed), the next send takes it.
+      this.logger.error(
+        { err, network: tx.network, txHash: tx.txHash, nonce: tx.nonce },
+        'could not replace a transaction',
+      );
+    }
   }
 }

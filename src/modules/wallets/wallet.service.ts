@@ -32,6 +32,8 @@ interface HistoryRow {
   contract_id: string | null;
   method: string | null;
   pending: 0 | 1;
+  at: string;
+  position: number;
 }
 
 /** Owns custodial wallets: creates them, reads balances and history, and is the only place that opens their keys. */
@@ -114,24 +116,40 @@ export class WalletService {
     const { address } = await this.walletOf(caller.id);
     const rows = (await this.ds.query(
       `WITH items AS (
-         SELECT tx_hash AS hash, kind, from_address AS from_address, to_address, value_wei::text AS value_wei,
-                gas_used::text AS gas_used, status, block_number,
-                coalesce(block_timestamp, extract(epoch FROM created_at)::bigint) AS ts, contract_id, method
-           FROM chain_transactions
-          WHERE network = $1 AND status <> 'dropped' AND (from_address = $2 OR to_address = $2)
+         SELECT c.tx_hash AS hash, c.kind, c.from_address AS from_address, c.to_address,
+                c.value_wei::text AS value_wei, c.gas_used::text AS gas_used, c.status, c.block_number,
+                coalesce(c.block_timestamp, extract(epoch FROM c.created_at)::bigint) AS ts,
+                coalesce(x.transaction_index, -1) AS tx_index, c.contract_id, c.method
+           FROM chain_transactions c
+           LEFT JOIN explorer_transactions x ON x.network = c.network AND x.hash = c.tx_hash
+          WHERE c.network = $1 AND c.status <> 'dropped' AND (c.from_address = $2 OR c.to_address = $2)
          UNION ALL
          SELECT e.hash, CASE WHEN e.from_address = $3 THEN 'transfer-out' ELSE 'transfer-in' END,
                 e.from_address, e.to_address, e.value::text, e.gas_used::text,
-                CASE WHEN e.status = 1 THEN 'success' ELSE 'reverted' END, e.block_number, e.timestamp, NULL, NULL
+                CASE WHEN e.status = 1 THEN 'success' ELSE 'reverted' END, e.block_number, e.timestamp,
+                e.transaction_index, NULL, NULL
            FROM explorer_transactions e
           WHERE e.network = $1 AND (e.from_address = $3 OR e.to_address = $3)
             AND NOT EXISTS (SELECT 1 FROM chain_transactions c WHERE c.network = $1 AND c.tx_hash = e.hash)
        )
-       SELECT * FROM (SELECT *, (block_number IS NULL)::int AS pending FROM items) i
-        WHERE $4::bigint IS NULL OR (pending, ts, hash) < ($7::int, $4::bigint, $5::text)
-        ORDER BY pending DESC, ts DESC, hash DESC
+       SELECT * FROM (
+         -- Pending first, by the time they were sent; then mined ones by block and position in it.
+         SELECT *, (block_number IS NULL)::int AS pending,
+                coalesce(block_number, ts) AS at, CASE WHEN block_number IS NULL THEN 0 ELSE tx_index END AS position
+           FROM items) i
+        WHERE $4::bigint IS NULL OR (pending, at, position, hash) < ($7::int, $4::bigint, $8::int, $5::text)
+        ORDER BY pending DESC, at DESC, position DESC, hash DESC
         LIMIT $6`,
-      [network, address, address.toLowerCase(), after?.ts ?? null, after?.hash ?? null, size + 1, after?.pending ?? 0],
+      [
+        network,
+        address,
+        address.toLowerCase(),
+        after?.at ?? null,
+        after?.hash ?? null,
+        size + 1,
+        after?.pending ?? 0,
+        after?.position ?? 0,
+      ],
     )) as HistoryRow[];
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
@@ -154,21 +172,31 @@ export class WalletService {
       })),
       nextCursor:
         rows.length > size && last
-          ? encodeHistoryCursor({ pending: last.pending, ts: Number(last.ts), hash: last.hash })
+          ? encodeHistoryCursor({
+              pending: last.pending,
+              at: Number(last.at),
+              position: Number(last.position),
+              hash: last.hash,
+            })
           : null,
     };
   }
 }
 
 /**
- * Position in a wallet history: (pending, timestamp, hash) of the last item shown. Transactions not
- * yet in a block come first, then the mined ones by block time; a pending one's time is when it was sent.
+ * Position in a wallet history: the last item shown. Transactions not yet in a block come first
+ * (by the time they were sent, `at`), then the mined ones by block number (`at`) and transaction
+ * index in the block (`position`), newest first; the hash breaks ties.
  */
 interface HistoryCursor {
   pending: 0 | 1;
-  ts: number;
+  at: number;
+  position: number;
   hash: string;
 }
+
+/** A transaction's position in its block is a PostgreSQL int; a larger cursor value would fail the query. */
+const MAX_CURSOR_POSITION = 2_147_483_647;
 
 const encodeHistoryCursor = (c: HistoryCursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
 
@@ -176,8 +204,18 @@ function decodeHistoryCursor(cursor: string | null | undefined): HistoryCursor |
   if (cursor === null || cursor === undefined || cursor === '') return undefined;
   try {
     const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<HistoryCursor>;
-    if (Number.isSafeInteger(c.ts) && typeof c.hash === 'string' && /^0x[0-9a-f]{64}$/.test(c.hash)) {
-      return { pending: c.pending === 1 ? 1 : 0, ts: c.ts!, hash: c.hash };
+    // Only what encodeHistoryCursor writes: pending 0 or 1, numbers PostgreSQL's bigint and int hold, a hash.
+    if (
+      (c.pending === 0 || c.pending === 1) &&
+      Number.isSafeInteger(c.at) &&
+      c.at! >= 0 &&
+      Number.isSafeInteger(c.position) &&
+      c.position! >= -1 && // -1: mined, but not yet in the explorer index
+      c.position! <= MAX_CURSOR_POSITION &&
+      typeof c.hash === 'string' &&
+      /^0x[0-9a-f]{64}$/.test(c.hash)
+    ) {
+      return { pending: c.pending, at: c.at!, position: c.position!, hash: c.hash };
     }
   } catch {
     /* fall through */
