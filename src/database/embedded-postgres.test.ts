@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '../logger';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { closedAncestor, clusterLocation, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 
 const logger = createLogger('silent');
 
@@ -55,5 +55,58 @@ describe('startEmbeddedPostgres', () => {
     await running.stop();
     await running.stop(); // a second stop is harmless
     running = undefined;
+  });
+});
+
+// As root, postgres runs as the `postgres` user; a project under /root (mode 0700) is out of its reach.
+const asRoot = process.getuid?.() === 0 ? describe : describe.skip;
+
+asRoot('a data directory the postgres user cannot reach (running as root)', () => {
+  const closed = mkdtempSync(path.join(tmpdir(), 'closed-home-'));
+  const relocationRoot = path.join(mkdtempSync(path.join(tmpdir(), 'relocated-')), 'clusters');
+  const dataDir = path.join(closed, 'project', 'data');
+  let running: EmbeddedPostgres | undefined;
+
+  beforeAll(() => {
+    chmodSync(closed, 0o700);
+    chmodSync(path.dirname(relocationRoot), 0o711);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    rmSync(closed, { recursive: true, force: true });
+    rmSync(path.dirname(relocationRoot), { recursive: true, force: true });
+  });
+
+  it('finds the closed parent directory', () => {
+    expect(closedAncestor(dataDir)).toBe(closed);
+    expect(closedAncestor(path.join(tmpdir(), 'x', 'y'))).toBeUndefined();
+  });
+
+  it('keeps the cluster where the postgres user can reach it, linked from DATA_DIR, and finds it again', async () => {
+    running = await startEmbeddedPostgres({ dataDir, logger, relocationRoot });
+    await query(running.url, "create table kept (note text); insert into kept values ('relocated')");
+    await running.stop();
+    running = undefined;
+    const link = path.join(dataDir, 'postgres');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(path.dirname(readlinkSync(link))).toBe(relocationRoot);
+
+    running = await startEmbeddedPostgres({ dataDir, logger, relocationRoot });
+    expect(await query(running.url, 'select note from kept')).toEqual([{ note: 'relocated' }]);
+    await running.stop();
+    running = undefined;
+  });
+
+  it('says in one sentence what to do when no place is usable', () => {
+    const other = path.join(closed, 'other', 'data');
+    mkdirSync(other, { recursive: true });
+    const notADirectory = path.join(closed, 'a-file');
+    writeFileSync(notADirectory, '');
+    expect(() => clusterLocation(other, path.join(notADirectory, 'clusters'))).toThrow(
+      new RegExp(`cannot reach ${other} because ${closed} lets only its owner in.*set DATA_DIR`),
+    );
+    // A cluster already inside DATA_DIR is never moved behind the user's back.
+    mkdirSync(path.join(other, 'postgres'));
+    expect(() => clusterLocation(other, relocationRoot)).toThrow(/chmod o\+x/);
   });
 });

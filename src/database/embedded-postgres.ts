@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -18,6 +29,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** Default 54329; when something else listens there, a free port is used instead. */
   port?: number;
+  /** Default RELOCATED_CLUSTERS_DIR; where a cluster goes when the postgres user cannot reach dataDir. */
+  relocationRoot?: string;
   logger: Logger;
 }
 
@@ -193,6 +206,54 @@ function letPostgresUserEnter(dataDir: string): void {
   if ((mode & 0o001) === 0) chmodSync(dataDir, (mode & 0o7777) | 0o001);
 }
 
+/** Where clusters go when the postgres user cannot reach the data directory (a project under /root). */
+export const RELOCATED_CLUSTERS_DIR = '/var/lib/qbft-devportal';
+
+/** The first directory above `dir` that other users cannot pass through, if any. */
+export function closedAncestor(dir: string): string | undefined {
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    const stat = statSync(current, { throwIfNoEntry: false });
+    if (stat !== undefined && (stat.mode & 0o001) === 0) return current;
+    if (current === path.dirname(current)) return undefined;
+  }
+}
+
+/**
+ * The cluster directory: `<dataDir>/postgres`, or, when this process runs as root and a parent of
+ * dataDir lets only its owner in, a directory under RELOCATED_CLUSTERS_DIR that `<dataDir>/postgres`
+ * links to (postgres, run as the `postgres` user, is given the real path).
+ */
+export function clusterLocation(dataDir: string, relocationRoot = RELOCATED_CLUSTERS_DIR): string {
+  const clusterDir = path.join(dataDir, 'postgres');
+  const link = lstatSync(clusterDir, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink()) return realpathSync(clusterDir);
+  if (process.getuid?.() !== 0) return clusterDir;
+  const closed = closedAncestor(dataDir);
+  if (closed === undefined) return clusterDir;
+  if (link !== undefined) {
+    throw new Error(
+      `the PostgreSQL server runs as the user "postgres", which cannot reach the cluster in ${clusterDir} ` +
+        `because ${closed} lets only its owner in; move the data directory elsewhere (DATA_DIR) or run ` +
+        `"chmod o+x ${closed}"`,
+    );
+  }
+  try {
+    mkdirSync(relocationRoot, { recursive: true, mode: 0o711 });
+    chmodSync(relocationRoot, statSync(relocationRoot).mode | 0o001);
+    const closedAbove = closedAncestor(relocationRoot);
+    if (closedAbove !== undefined) throw new Error(`${closedAbove} lets only its owner in`);
+    const relocated = mkdtempSync(path.join(relocationRoot, 'postgres-'));
+    symlinkSync(relocated, clusterDir);
+    return relocated;
+  } catch (err) {
+    throw new Error(
+      `the PostgreSQL server runs as the user "postgres", which cannot reach ${dataDir} because ${closed} ` +
+        `lets only its owner in, and ${relocationRoot} could not be used instead ` +
+        `(${(err as Error).message}); set DATA_DIR to a directory other users can pass through`,
+    );
+  }
+}
+
 async function ensureDatabase(port: number, password: string): Promise<void> {
   const client = new Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' });
   await client.connect();
@@ -216,8 +277,10 @@ async function ensureDatabase(port: number, password: string): Promise<void> {
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = opts.logger.child({ component: 'embedded-postgres' });
   const dataDir = path.resolve(opts.dataDir);
-  const clusterDir = path.join(dataDir, 'postgres');
   mkdirSync(dataDir, { recursive: true });
+  const clusterDir = clusterLocation(dataDir, opts.relocationRoot);
+  if (clusterDir !== path.join(dataDir, 'postgres'))
+    log.info({ clusterDir }, 'PostgreSQL cluster kept outside DATA_DIR');
   const clusterExists = existsSync(path.join(clusterDir, 'PG_VERSION'));
   const password = loadPassword(dataDir, clusterExists);
   letPostgresUserEnter(dataDir);
@@ -313,8 +376,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   } catch (err) {
     await stop();
     const reason = err instanceof Error ? err.message : String(err);
-    const tail = logTail.slice(-5).join(' | ');
-    throw new Error(`PostgreSQL did not start: ${reason}${tail ? ` (log: ${tail})` : ''}`);
+    // The server's own complaint says more than how its helper ended.
+    const complaint = [...logTail].reverse().find((line) => /error|fatal|denied|cannot|could not/i.test(line));
+    throw new Error(
+      `the embedded PostgreSQL did not start: ${complaint?.replace(/^\[STDERR\]\s*/, '').trim() ?? reason}`,
+    );
   }
   // A running database alone does not keep the service alive; the closed channel stops the helper on exit.
   helper.unref();

@@ -20,6 +20,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../errors/app-error';
+import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
 import type { RequestContext } from '../server/context';
 import { successStatus, type RestRoute } from './routes';
@@ -100,6 +101,9 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
     return { name, type: arg.type };
   });
   const status = successStatus(route);
+  // The same cost limits as every GraphQL face; a fixed document whose cost no argument changes
+  // (the gateway's) is SOFA's selection of depth 3, far below them, and is not measured per call.
+  const costPerCall = costDependsOnArguments(route.field);
 
   // The document is fixed, so it is compiled once (graphql-jit: same results and errors as
   // graphql-js for it, measurably less CPU per call); should compiling fail, graphql-js runs it.
@@ -131,11 +135,18 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
         { schema, document, variableValues, contextValue: call.context(), operationName: operation.name?.value },
         body,
       );
+      if (costPerCall) assertCost(schema, document, args.variableValues, args.operationName);
       const result: ExecutionResult = await (compiled
         ? compiled.query(undefined, args.contextValue, args.variableValues)
         : execute(args));
       if (result.errors && result.errors.length > 0) return failure(result.errors[0]);
-      return { status, body: (result.data as Record<string, unknown> | null)?.[fieldName] ?? null };
+      const data = (result.data as Record<string, unknown> | null)?.[fieldName] ?? null;
+      if (route.omitWhenNull && data !== null && typeof data === 'object') {
+        for (const key of route.omitWhenNull) {
+          if ((data as Record<string, unknown>)[key] === null) delete (data as Record<string, unknown>)[key];
+        }
+      }
+      return { status, body: data };
     } catch (e) {
       return failure(e);
     }
@@ -158,7 +169,7 @@ export interface DirectDispatchHooks {
   badPath: PublicError;
   /** Starts request bookkeeping (request id, metrics, log line); returns the request id. */
   begin: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => string;
-  context: (requestId: string, headers: http.IncomingHttpHeaders) => RequestContext;
+  context: (requestId: string, req: http.IncomingMessage) => RequestContext;
   /** Maps (and logs) an error that escaped everything else, such as a result JSON cannot hold. */
   unexpected: (error: unknown) => PublicError;
 }
@@ -242,7 +253,7 @@ export function directDispatcher(
         params,
         query: q === -1 ? {} : parseQueryString(url.slice(q + 1)),
         rawBody: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
-        context: () => hooks.context(requestId, req.headers),
+        context: () => hooks.context(requestId, req),
       });
       run
         .then((r) => reply(res, r))

@@ -16,7 +16,7 @@ interface OpenApiOperation {
   summary?: string;
   description?: string;
   tags?: string[];
-  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown; description?: string }>;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }>; required?: boolean };
   responses?: Record<string, unknown>;
   security?: Array<Record<string, string[]>>;
@@ -30,11 +30,15 @@ interface JsonSchema {
   [key: string]: unknown;
 }
 
+/** The JSON value null, in OpenAPI 3.0 terms. */
+const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
+
 /**
  * GraphQL nullable fields of output types are present in every response, as `null` when empty:
- * OpenAPI 3.0 must say `nullable` (on a `$ref`, through `allOf`, since siblings of `$ref` are
- * ignored), or generated clients get types that real responses break.
+ * OpenAPI 3.0 must say `nullable` (on a `$ref`, as one of the reference and null, since siblings
+ * of `$ref` are ignored), or generated clients get types that real responses break.
  */
+
 function markNullableFields(schemas: Record<string, unknown>, outputTypes: ReadonlySet<string>): void {
   for (const [name, schema] of Object.entries(schemas) as Array<[string, JsonSchema]>) {
     if (!outputTypes.has(name) || !schema.properties) continue;
@@ -42,7 +46,8 @@ function markNullableFields(schemas: Record<string, unknown>, outputTypes: Reado
       if (schema.required?.includes(prop)) continue;
       if (typeof value.$ref === 'string') {
         const { $ref, ...rest } = value;
-        schema.properties[prop] = { ...rest, allOf: [{ $ref }], nullable: true };
+        // `nullable` beside `allOf` still lets the referenced schema refuse null (Ajv, Prism): one of the two.
+        schema.properties[prop] = { ...rest, oneOf: [{ $ref }, NULL_ONLY] };
       } else {
         value.nullable = true;
       }
@@ -60,10 +65,32 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** The gateway refuses developer tokens (401 INVALID_API_KEY): an API key is its only credential. */
 const SECURITY: Record<RestRoute['auth'], Array<Record<string, string[]>>> = {
   public: [],
   'dev-jwt': [{ BearerAuth: [] }],
-  'api-key': [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+  'api-key': [{ ApiKeyAuth: [] }],
+};
+
+/**
+ * Statuses beyond the common ones that an operation answers (by operationId): 401 EDS_INVALID,
+ * 409 state and idempotency conflicts, 422 compilation and execution, 429 limits, 502 node errors.
+ */
+const EXTRA_STATUSES: Record<string, number[]> = {
+  edsLogin: [401],
+  walletBalance: [502],
+  faucetDrip: [429, 502],
+  compileContract: [422],
+  deployContract: [409, 422, 502],
+  registerContractMiddleware: [409],
+  contractSwagger: [409],
+  contractOpenApi: [409],
+  approveContract: [409, 422, 502],
+  rejectContract: [409],
+  createApiKey: [409],
+  revokeApiKey: [409],
+  queryContract: [409, 422, 429, 502],
+  invokeContract: [409, 422, 429, 502],
 };
 
 /** Error statuses a route can answer, for its documented responses. */
@@ -75,7 +102,91 @@ function errorStatuses(route: RestRoute): number[] {
   }
   if (route.path.includes('{')) s.add(404);
   if (route.method === 'POST') s.add(413);
+  // The explorer reads the node for whatever its index does not hold.
+  if (route.area === 'explorer') s.add(502);
+  for (const status of EXTRA_STATUSES[route.field.split('.')[1]!] ?? []) s.add(status);
   return [...s].sort();
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * OpenAPI 3.0 rules the generated schemas break: siblings of `$ref` are ignored (so a description
+ * or `nullable` beside one is lost; wrapped in `allOf`), and `nullable` only means something
+ * beside a `type` (taken from the referenced schema; dropped where any JSON value is allowed).
+ */
+function fixSchema(node: unknown, schemas: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((n) => fixSchema(n, schemas));
+  if (!isObject(node)) return node;
+  let out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'enum' ? v : fixSchema(v, schemas);
+  if (typeof out.$ref === 'string' && Object.keys(out).length > 1) {
+    const { $ref, ...rest } = out;
+    out = { ...rest, allOf: [{ $ref }] };
+  }
+  if (out.nullable === true && out.type === undefined) {
+    const only =
+      Array.isArray(out.allOf) && out.allOf.length === 1 && isObject(out.allOf[0]) ? out.allOf[0] : undefined;
+    const target = typeof only?.$ref === 'string' ? schemas[only.$ref.replace('#/components/schemas/', '')] : undefined;
+    if (isObject(target) && typeof target.type === 'string') out.type = target.type;
+    else delete out.nullable;
+  }
+  return out;
+}
+
+/** Bounds and default of an integer parameter, as its description states them ("1 to 100; default 25"). */
+function boundsFromDescription(schema: Json): void {
+  if (schema.type !== 'integer' || typeof schema.description !== 'string') return;
+  const range = /(\d+) to (\d+)/.exec(schema.description);
+  if (range) {
+    schema.minimum = Number(range[1]);
+    schema.maximum = Number(range[2]);
+  }
+  const fallback = /default (\d+)/.exec(schema.description);
+  if (fallback) schema.default = Number(fallback[1]);
+}
+
+/** Closed sets the GraphQL schema types as String: their values, by schema and property. */
+const CLOSED_SETS: Record<string, Record<string, string[]>> = {
+  Contract: { status: ['compiled', 'deploying', 'deployed', 'failed', 'rejected'] },
+  ApiKeyInfo: { status: ['active', 'revoked'] },
+  CreatedApiKey: { status: ['active'] },
+  RevokedApiKey: { status: ['revoked'] },
+  WalletHistoryItem: {
+    kind: ['faucet', 'deploy', 'invoke', 'transfer-in', 'transfer-out'],
+    status: ['pending', 'success', 'reverted'],
+  },
+  GatewayInvokeResult: { status: ['success', 'reverted', 'pending'] },
+};
+
+/**
+ * A list whose items are one of several object types told apart by their `type` field (explorer
+ * search results): `oneOf` with a discriminator, each variant's `type` a single value.
+ */
+function discriminate(schemas: Record<string, unknown>): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    const variants = Array.isArray(node.oneOf) ? node.oneOf : undefined;
+    const refs = variants?.map((v) => (isObject(v) && typeof v.$ref === 'string' ? v.$ref : undefined));
+    if (refs && refs.length > 1 && refs.every((r) => r !== undefined)) {
+      const mapping: Record<string, string> = {};
+      for (const ref of refs as string[]) {
+        const target = schemas[ref.replace('#/components/schemas/', '')];
+        const typeProp = isObject(target) && isObject(target.properties) ? target.properties.type : undefined;
+        const description = isObject(typeProp) && typeof typeProp.description === 'string' ? typeProp.description : '';
+        const value = /Always `(\w+)`/.exec(description)?.[1];
+        if (!value || !isObject(target) || !isObject(target.properties)) return;
+        target.properties.type = { type: 'string', enum: [value], description };
+        mapping[value] = ref;
+      }
+      node.discriminator = { propertyName: 'type', mapping };
+      return;
+    }
+    Object.values(node).forEach(visit);
+  };
+  Object.values(schemas).forEach(visit);
 }
 
 /**
@@ -133,6 +244,33 @@ export function buildOpenApiDocument(opts: {
       if (body.required.length === 0) delete body.required;
       if (Object.keys(body.properties).length === 0) delete op.requestBody;
     }
+    if (route.method === 'POST' && !op.requestBody) {
+      // Clients commonly send {} with every POST; the service takes it, or no body, alike.
+      op.requestBody = {
+        content: {
+          'application/json': { schema: { type: 'object', description: 'No fields: omit the body or send {}' } },
+        },
+      };
+    }
+    if (op.requestBody) {
+      // A body whose every field is optional may be left out: the service takes none as {}.
+      const schema = op.requestBody.content?.['application/json']?.schema as Json | undefined;
+      const ref = typeof schema?.$ref === 'string' ? schema.$ref.replace('#/components/schemas/', '') : undefined;
+      const target = (ref ? generated.components.schemas[ref] : schema) as JsonSchema | undefined;
+      op.requestBody.required = (target?.required?.length ?? 0) > 0;
+    }
+    for (const p of op.parameters) if (isObject(p.schema)) boundsFromDescription(p.schema);
+    if (op.operationId === 'invokeContract') {
+      op.parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'A repeat with the same key (per developer, 24 h) returns the first response and sends nothing; ' +
+          'the same key with another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight → 409.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+    }
     const ok = successStatus(route);
     const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
     op.responses = { [ok]: success };
@@ -146,6 +284,23 @@ export function buildOpenApiDocument(opts: {
     }
     const docPath = `${base}${route.path}`;
     paths[docPath] = { ...(paths[docPath] ?? {}), [route.method.toLowerCase()]: op };
+  }
+  const schemas = generated.components.schemas;
+  for (const [name, props] of Object.entries(CLOSED_SETS)) {
+    const schema = schemas[name] as JsonSchema | undefined;
+    for (const [prop, values] of Object.entries(props)) {
+      const field = schema?.properties?.[prop];
+      if (isObject(field) && field.type === 'string') field.enum = values;
+    }
+  }
+  discriminate(schemas);
+  for (const name of Object.keys(schemas)) schemas[name] = fixSchema(schemas[name], schemas);
+  for (const ops of Object.values(paths)) {
+    for (const op of Object.values(ops)) {
+      op.parameters = fixSchema(op.parameters, schemas) as OpenApiOperation['parameters'];
+      if (op.requestBody) op.requestBody = fixSchema(op.requestBody, schemas) as OpenApiOperation['requestBody'];
+      op.responses = fixSchema(op.responses, schemas) as OpenApiOperation['responses'];
+    }
   }
   return {
     openapi: '3.0.3',

@@ -5,6 +5,7 @@ import { Response as FetsResponse } from 'fets';
 import {
   execute,
   getNamedType,
+  GraphQLError,
   isInputObjectType,
   isObjectType,
   Kind,
@@ -16,9 +17,11 @@ import { useSofa } from 'sofa-api';
 import { AppError } from '../errors/app-error';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
+import { assertCost } from '../schema/limits';
 import type { RequestContext } from '../server/context';
 import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
+import { assertStrictBodyTypes, toRestError } from './rest-errors';
 import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
 /** What the REST layer hands SOFA for each request: the app context and the parsed body. */
@@ -72,10 +75,14 @@ function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
 function withInputFromBody(args: ExecutionArgs, body: Record<string, unknown>): ExecutionArgs {
   const op = args.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const names = op?.variableDefinitions?.map((v) => v.variable.name.value) ?? [];
-  if (!names.includes('input') || args.variableValues?.input !== undefined || 'input' in body) return args;
-  const input: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!names.includes(k)) input[k] = v;
-  return { ...args, variableValues: { ...(args.variableValues ?? {}), input } };
+  let prepared = args;
+  if (names.includes('input') && args.variableValues?.input === undefined && !('input' in body)) {
+    const input: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(body)) if (!names.includes(k)) input[k] = v;
+    prepared = { ...args, variableValues: { ...(args.variableValues ?? {}), input } };
+  }
+  assertStrictBodyTypes(prepared, new Set(Object.keys(body)));
+  return prepared;
 }
 
 /** Parses a JSON body; a malformed one or one that is not an object is the caller's error (400). */
@@ -103,7 +110,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     .map((t) => t.name);
 
   const publicError = (error: unknown) =>
-    toPublicError(error, (err) => opts.logger.error({ err }, 'unexpected error in REST call'));
+    toRestError(toPublicError(error, (err) => opts.logger.error({ err }, 'unexpected error in REST call')));
   const sofa = useSofa({
     basePath: base,
     schema,
@@ -128,7 +135,17 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     context: (serverContext) => serverContext as unknown as RestServerContext as unknown as Record<string, unknown>,
     execute: (args: ExecutionArgs) => {
       const ctx = args.contextValue as RestServerContext;
-      return execute(withInputFromBody({ ...args, contextValue: ctx.appContext }, ctx.body));
+      let prepared: ExecutionArgs;
+      try {
+        prepared = withInputFromBody({ ...args, contextValue: ctx.appContext }, ctx.body);
+        // The same cost limits as every GraphQL face (a REST document is fixed; its arguments are not).
+        assertCost(prepared.schema, prepared.document, prepared.variableValues, prepared.operationName);
+      } catch (error) {
+        if (error instanceof GraphQLError) return { errors: [error] };
+        // SOFA answers errors of the result through errorHandler; a thrown one would be a 500.
+        return { errors: [new GraphQLError((error as Error).message, { originalError: error as Error })] };
+      }
+      return execute(prepared);
     },
     errorHandler: (errors) => {
       const e = publicError(errors[0]);
@@ -162,6 +179,33 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     outputTypes: new Set(objectTypes),
     servers: opts.servers,
   });
+
+  // SOFA parses numeric query parameters itself and its error names no parameter: checked here first.
+  const numericQueryParams = routes
+    .filter((r) => r.method === 'GET' && !r.direct)
+    .map((r) => {
+      const [op, name] = r.field.split('.') as [string, string];
+      const root = op === 'Query' ? schema.getQueryType() : schema.getMutationType();
+      const numeric = (root?.getFields()[name]?.args ?? [])
+        .map((a) => [a.name, getNamedType(a.type).name] as const)
+        .filter(([, type]) => ['Int', 'SafeInt', 'Float'].includes(type));
+      const pattern = new RegExp(`^${base}${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+      return { pattern, numeric };
+    })
+    .filter((r) => r.numeric.length > 0);
+  const badNumericParam = (url: URL): PublicError | undefined => {
+    const route = numericQueryParams.find((r) => r.pattern.test(url.pathname));
+    for (const [name, type] of route?.numeric ?? []) {
+      const value = url.searchParams.get(name);
+      if (value === null) continue;
+      const ok = type === 'Float' ? value.trim() !== '' && Number.isFinite(Number(value)) : /^-?\d+$/.test(value);
+      if (!ok) {
+        const kind = type === 'Float' ? 'a number' : 'an integer';
+        return { status: 400, code: 'VALIDATION_FAILED', message: `${name} must be ${kind}`, details: { field: name } };
+      }
+    }
+    return undefined;
+  };
 
   const router = express.Router();
   router.use(express.raw({ type: () => true, limit: MAX_BODY }));
@@ -205,6 +249,11 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       // not part of this API: refused before SOFA sees the request.
       if (url.pathname.startsWith(`${base}/webhook`) || url.pathname.startsWith(`${base}/docs`)) {
         sendError(res, { status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${url.pathname}` });
+        return;
+      }
+      const badParam = req.method === 'GET' ? badNumericParam(url) : undefined;
+      if (badParam) {
+        sendError(res, badParam);
         return;
       }
       const appContext = opts.makeContext(req);

@@ -19,6 +19,8 @@ export interface RestRoute {
    * variables, statuses and errors; SOFA still documents them.
    */
   direct?: true;
+  /** Response fields left out when null (fields that exist only in some outcomes); direct routes only. */
+  omitWhenNull?: string[];
 }
 
 export const AREA_BASE: Record<RestArea, string> = {
@@ -46,6 +48,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Mutation.edsLogin',
     auth: 'public',
     summary: 'Log in with an electronic digital signature; returns a developer token',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/auth/logout',
+    field: 'Mutation.logout',
+    auth: 'dev-jwt',
+    summary: 'Log out: revoke every token of the caller issued up to now',
   },
   {
     area: 'devportal',
@@ -220,6 +230,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Mutation.invokeContract',
     auth: 'api-key',
     direct: true,
+    // API.md §7: revertReason only on a reverted transaction.
+    omitWhenNull: ['revertReason'],
     summary: 'Send a transaction to a contract function; scope write',
   },
   // Analytics

@@ -148,6 +148,10 @@ export function schemaProblems(doc: OpenApiDoc, schema: Schema, value: unknown, 
   if (value === null) {
     if (schema.nullable || (schema.enum?.includes(null) ?? false)) return [];
     if (schema.allOf?.some((s) => s.nullable)) return [];
+    // One of a reference and null: the OpenAPI 3.0 form of a nullable reference.
+    if ([...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].some((s) => schemaProblems(doc, s, null, at).length === 0)) {
+      return [];
+    }
     if (schema.type === undefined && !schema.allOf && !schema.oneOf && !schema.anyOf && !schema.enum) return [];
     return [`${at}: null, but the schema is not nullable`];
   }
