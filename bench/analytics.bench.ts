@@ -66,7 +66,7 @@ async function main(): Promise<void> {
 
     const auth = new DeveloperAuth(ds, new AccessTokens(TEST_JWT_SECRET));
     const analytics = new AnalyticsService(ds, auth, new UsageRecorder(ds, logger));
-    const token = new AccessTokens(TEST_JWT_SECRET).issue(developerId).accessToken;
+    const token = new AccessTokens(TEST_JWT_SECRET).issue(developerId, 0).accessToken;
     const served = await analytics.analytics({ bearer: token }, developerId, 14);
     if (served.totals.requests !== CALLS)
       throw new Error(`expected ${CALLS} requests, analytics counted ${served.totals.requests}`);

@@ -13,7 +13,8 @@ import { client } from '../tests/kit/http';
 import { login } from '../tests/kit/login';
 import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import { startStack } from '../tests/kit/stack';
-import { machine } from './kit';
+import { startLocalNode } from '../src/chain/local-node';
+import { machine, productionEnvOn } from './kit';
 
 const CONCURRENCY = 50;
 
@@ -36,7 +37,14 @@ async function cpuPerCall(n: number, fn: () => Promise<unknown>): Promise<{ cpuM
 }
 
 async function main(): Promise<void> {
-  const stack = await startStack({ NODE_ENV: 'production', API_KEY_RATE_LIMIT: '0' });
+  const nodeLogger = createLogger('silent');
+  const testnet = await startLocalNode({ chainId: 17991, blockTime: 1, logger: nodeLogger });
+  const mainnet = await startLocalNode({ chainId: 1991, blockTime: 1, logger: nodeLogger });
+  const stack = await startStack({
+    ...(await productionEnvOn(testnet, mainnet)),
+    API_KEY_RATE_LIMIT: '0',
+    DEVELOPER_RATE_LIMIT: '0',
+  });
   const pool = new Pool(stack.url, { connections: CONCURRENCY });
   try {
     const api = client(stack.url);
@@ -115,6 +123,8 @@ async function main(): Promise<void> {
   } finally {
     await pool.close();
     await stack.stop();
+    await testnet.stop();
+    await mainnet.stop();
   }
 }
 

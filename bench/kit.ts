@@ -5,9 +5,11 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Wallet } from 'ethers';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from '../src/chain/local-node';
+import { startLocalNode, type LocalNode } from '../src/chain/local-node';
 import { createLogger } from '../src/logger';
 import { createDevCa, type DevCa } from '../src/modules/accounts/eds/dev-ca';
 import { client, type Client } from '../tests/kit/http';
@@ -26,6 +28,36 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/**
+ * What production start-up demands (API.md §11), on local dev chains: their URLs, a faucet key of
+ * its own (funded here: anvil's well-known keys are refused in production) and strong secrets.
+ */
+export async function productionEnvOn(
+  testnet: Pick<LocalNode, 'url'>,
+  mainnet: Pick<LocalNode, 'url'>,
+): Promise<Record<string, string>> {
+  const faucet = Wallet.createRandom();
+  const res = await fetch(testnet.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'anvil_setBalance',
+      params: [faucet.address, `0x${(10n ** 24n).toString(16)}`],
+    }),
+  });
+  if (!res.ok) throw new Error(`could not fund the bench faucet: ${res.status}`);
+  return {
+    NODE_ENV: 'production',
+    TESTNET_RPC_URL: testnet.url,
+    MAINNET_RPC_URL: mainnet.url,
+    FAUCET_PRIVATE_KEY: faucet.privateKey,
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    WALLET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  };
+}
+
 export async function startBenchStack(env: Record<string, string> = {}): Promise<BenchStack> {
   const logger = createLogger('silent');
   const db = await createTestDatabase();
@@ -41,9 +73,8 @@ export async function startBenchStack(env: Record<string, string> = {}): Promise
         testnetUrl: testnet.url,
         mainnetUrl: mainnet.url,
         trustedCaFile: path.join(dir, 'ca.pem'),
-        faucetPrivateKey: LOCAL_NODE_FUNDED_KEY,
       },
-      { NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+      { ...(await productionEnvOn(testnet, mainnet)), LOG_LEVEL: 'warn', ...env },
     ),
   );
   const api = client(service.url);

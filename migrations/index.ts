@@ -3,6 +3,8 @@ import { Contracts1763765000000 } from './1763765000000-Contracts';
 import { Explorer1763770000000 } from './1763770000000-Explorer';
 import { Transactions1763766000000 } from './1763766000000-Transactions';
 import { ApiKeys1763767000000 } from './1763767000000-ApiKeys';
+import { RateLimits1763780000000 } from './1763780000000-RateLimits';
+import { LoginBinding1763900000000 } from './1763900000000-LoginBinding';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -11,4 +13,6 @@ export const MIGRATIONS = [
   Transactions1763766000000,
   ApiKeys1763767000000,
   Explorer1763770000000,
+  RateLimits1763780000000,
+  LoginBinding1763900000000,
 ];

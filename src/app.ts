@@ -3,6 +3,13 @@ import type { DataSource } from 'typeorm';
 import { installKeccakCache } from './chain/keccak-cache';
 import { ChainRegistry } from './chain/chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode } from './chain/local-node';
+
+/** The URLs of a comma-separated `*_RPC_URL`, in order. */
+const splitUrls = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
 import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from './config';
 import { createDataSource, isDatabaseReady, runMigrations } from './database/data-source';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
@@ -80,7 +87,13 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       );
     }
     installKeccakCache();
-    const chains = await ChainRegistry.connect(rpcUrls, logger);
+    const chains = await ChainRegistry.connect(
+      {
+        testnet: { ...config.networks.testnet, urls: splitUrls(rpcUrls.testnet) },
+        mainnet: { ...config.networks.mainnet, urls: splitUrls(rpcUrls.mainnet) },
+      },
+      logger,
+    );
     onClose('chain providers', async () => chains.destroy());
 
     const trust = await loadTrust(config, logger);
@@ -100,13 +113,23 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
 
     const readiness = async (): Promise<ReadinessReport> => {
       const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);
+      // A halted explorer index does not stop the service from serving; the report names it.
+      const halted = dbReady
+        ? await Promise.all(NETWORKS.map((n) => services.explorer.index.state(n).then((s) => s?.haltedReason ?? null)))
+        : [];
       return {
         ready: dbReady,
         database: { ready: dbReady },
         networks: Object.fromEntries(
-          health.map((h) => [
+          health.map((h, i) => [
             h.network,
-            { healthy: h.healthy, chainId: h.chainId, latencyMs: h.latencyMs, ...(h.error ? { error: h.error } : {}) },
+            {
+              healthy: h.healthy,
+              chainId: h.chainId,
+              latencyMs: h.latencyMs,
+              ...(h.error ? { error: h.error } : {}),
+              ...(halted[i] ? { explorerIndexHalted: halted[i] } : {}),
+            },
           ]),
         ),
       };
@@ -121,6 +144,13 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       metrics,
       readiness,
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
+      edge: {
+        trustProxy: config.trustProxy,
+        corsOrigins: config.corsOrigins,
+        wsConnectionsPerIp: config.limits.wsConnectionsPerIp,
+        metricsToken: config.metrics.token,
+        metricsPort: config.metrics.port,
+      },
     });
     onClose('HTTP server', () => http.close());
     // The explorer follows the chains in the background, started once requests can be served.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
@@ -17,6 +17,22 @@ describe('loadConfig', () => {
     expect(b.jwtSecret).toBe(a.jwtSecret);
     expect(b.walletEncryptionKey.equals(a.walletEncryptionKey)).toBe(true);
     expect(JSON.parse(readFileSync(path.join(dir, 'dev-secrets.json'), 'utf8'))).toHaveProperty('jwtSecret');
+  });
+
+  it('reads the EDS revocation settings and refuses to require CRLs without a CRL file', () => {
+    const dir = dataDir();
+    const crls = path.join(dir, 'crls.pem');
+    writeFileSync(crls, '');
+    expect(loadConfig({ DATA_DIR: dir })).toMatchObject({ edsRequireCrl: false, edsCrlFile: undefined });
+    expect(loadConfig({ DATA_DIR: dir, EDS_CRL_FILE: crls, EDS_REQUIRE_CRL: 'true' })).toMatchObject({
+      edsCrlFile: crls,
+      edsRequireCrl: true,
+    });
+    expect(() => loadConfig({ DATA_DIR: dir, EDS_REQUIRE_CRL: 'true' })).toThrow(/EDS_REQUIRE_CRL: needs EDS_CRL_FILE/);
+    expect(() => loadConfig({ DATA_DIR: dir, EDS_CRL_FILE: path.join(dir, 'missing.pem') })).toThrow(
+      /EDS_CRL_FILE: file .* does not exist/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, EDS_REQUIRE_CRL: 'maybe' })).toThrow(/EDS_REQUIRE_CRL/);
   });
 
   it('reads every documented variable', () => {

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { productionProblems } from './production-guard';
+import { readNetworkOptions, type NetworkOptions } from './chain/network-settings';
 
 /** Raised when the environment is unusable; carries every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -39,6 +41,13 @@ const envSchema = z.object({
     'must be 32 bytes, as 64 hex characters or base64',
   ),
   EDS_TRUSTED_CA_FILE: optionalString,
+  /** CRLs (PEM blocks or one DER CRL) of the EDS CAs, re-read when the file changes. */
+  EDS_CRL_FILE: optionalString,
+  /** Refuse a login whose certificate's issuer has no current CRL (fail closed). */
+  EDS_REQUIRE_CRL: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   ADMIN_SUBJECTS: optionalString,
   FAUCET_PRIVATE_KEY: optionalString.refine(
     (v) => v === undefined || hex32.test(v),
@@ -57,6 +66,15 @@ const envSchema = z.object({
     .transform((v) => v === 'true' || v === '1'),
   /** Block a new explorer index starts from; an existing index resumes where it stopped. */
   INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
+  /** Hostile-client limits (API.md §1a) and HTTP hygiene (§1, §11). */
+  PUBLIC_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
+  LOGIN_RATE_LIMIT: z.coerce.number().int().min(0).default(30),
+  DEVELOPER_RATE_LIMIT: z.coerce.number().int().min(0).default(1000),
+  WS_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(50),
+  TRUST_PROXY: optionalString,
+  CORS_ORIGINS: optionalString,
+  METRICS_TOKEN: optionalString,
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Network = 'testnet' | 'mainnet';
@@ -73,10 +91,15 @@ export interface AppConfig {
   databaseUrl?: string;
   /** Undefined for a network: start a local anvil node for it. */
   rpcUrls: Partial<Record<Network, string>>;
+  /** Per-network RPC connections and fee policy (`TESTNET_…`, `MAINNET_…`). */
+  networks: Record<Network, NetworkOptions>;
   jwtSecret: string;
   walletEncryptionKey: Buffer;
   /** Undefined outside production: use (and create) the development CA in dataDir. */
   edsTrustedCaFile?: string;
+  /** EDS revocation: EDS_CRL_FILE, EDS_REQUIRE_CRL. */
+  edsCrlFile?: string;
+  edsRequireCrl: boolean;
   adminSubjects: string[];
   faucetPrivateKey?: string;
   publicBaseUrl: string;
@@ -85,6 +108,13 @@ export interface AppConfig {
   localChainBlockTime: number;
   /** Explorer block index: INDEXER_ENABLED, INDEXER_START_BLOCK. */
   indexer: { enabled: boolean; startBlock: number };
+  /** Hostile-client limits: requests per second (public, developer) and per minute (login); 0 is off. */
+  limits: { publicPerSecond: number; loginPerMinute: number; developerPerSecond: number; wsConnectionsPerIp: number };
+  /** TRUST_PROXY: unset (the socket's address), `true`, a hop count or a list of proxy addresses/subnets. */
+  trustProxy?: string;
+  /** CORS_ORIGINS: undefined allows every origin (`*`). */
+  corsOrigins?: string[];
+  metrics: { token?: string; port?: number };
 }
 
 interface DevSecrets {
@@ -133,9 +163,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     for (const [name, value] of required) {
       if (value === undefined) problems.push(`${name}: required in production`);
     }
+    problems.push(...productionProblems(e));
   }
+  const networks = {
+    testnet: readNetworkOptions('testnet', env, problems),
+    mainnet: readNetworkOptions('mainnet', env, problems),
+  };
   if (e.EDS_TRUSTED_CA_FILE !== undefined && !existsSync(e.EDS_TRUSTED_CA_FILE)) {
     problems.push(`EDS_TRUSTED_CA_FILE: file ${e.EDS_TRUSTED_CA_FILE} does not exist`);
+  }
+  if (e.EDS_CRL_FILE !== undefined && !existsSync(e.EDS_CRL_FILE)) {
+    problems.push(`EDS_CRL_FILE: file ${e.EDS_CRL_FILE} does not exist`);
+  }
+  if (e.EDS_REQUIRE_CRL && e.EDS_CRL_FILE === undefined) {
+    problems.push('EDS_REQUIRE_CRL: needs EDS_CRL_FILE (without CRLs every login would be refused)');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -150,9 +191,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir,
     databaseUrl: e.DATABASE_URL,
     rpcUrls: { testnet: e.TESTNET_RPC_URL, mainnet: e.MAINNET_RPC_URL },
+    networks,
     jwtSecret: e.JWT_SECRET ?? dev!.jwtSecret,
     walletEncryptionKey: decodeKey(e.WALLET_ENCRYPTION_KEY ?? dev!.walletEncryptionKey),
     edsTrustedCaFile: e.EDS_TRUSTED_CA_FILE,
+    edsCrlFile: e.EDS_CRL_FILE,
+    edsRequireCrl: e.EDS_REQUIRE_CRL,
     adminSubjects: (e.ADMIN_SUBJECTS ?? '')
       .split(',')
       .map((s) => s.trim())
@@ -163,5 +207,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     apiKeyRateLimit: e.API_KEY_RATE_LIMIT,
     localChainBlockTime: e.LOCAL_CHAIN_BLOCK_TIME,
     indexer: { enabled: e.INDEXER_ENABLED, startBlock: e.INDEXER_START_BLOCK },
+    limits: {
+      publicPerSecond: e.PUBLIC_RATE_LIMIT,
+      loginPerMinute: e.LOGIN_RATE_LIMIT,
+      developerPerSecond: e.DEVELOPER_RATE_LIMIT,
+      wsConnectionsPerIp: e.WS_CONNECTIONS_PER_IP,
+    },
+    trustProxy: e.TRUST_PROXY,
+    corsOrigins: e.CORS_ORIGINS?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
   };
 }

@@ -18,6 +18,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const app = await startApp(config, logger).catch((err: unknown) => {
     logger.fatal({ err }, 'start-up failed');
+    // One readable sentence for whoever started the service, beside the JSON log line.
+    const reason = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`Start-up failed: ${reason.replace(/\.?\s*$/, '')}.\n`);
     process.exit(1);
   });
   let stopping = false;

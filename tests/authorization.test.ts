@@ -13,6 +13,7 @@ import { startStack, TEST_JWT_SECRET, type Stack } from './kit/stack';
  */
 const OTHER: Record<string, { status: number; code: string }> = {
   'Query.me': { status: 200, code: '' },
+  'Mutation.logout': { status: 201, code: '' },
   'Query.developer': { status: 403, code: 'FORBIDDEN' },
   'Mutation.createProject': { status: 201, code: '' },
   'Mutation.faucetDrip': { status: 201, code: '' },

@@ -45,6 +45,19 @@ describe('compile', () => {
     expect(findOpcode(token.deployedBytecode, 0x5f)).toBe(-1);
   });
 
+  it('accepts sources up to the 1 MiB body limit, and no more', async () => {
+    // 600 KiB of comment around a small contract: within the documented body limit.
+    const padding = `// ${'x'.repeat(99)}\n`.repeat(6 * 1024);
+    const big = await api.post('/api/devportal/contracts/compile', {
+      source: `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\n${padding}contract Big { uint256 public n; }`,
+    });
+    expect(big.status).toBe(201);
+    expect(big.body.contracts[0].name).toBe('Big');
+    const tooBig = await api.post('/api/devportal/contracts/compile', { source: padding.repeat(2) });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('reports syntax errors with their location, and refuses newer pragmas', async () => {
     const syntax = await api.post('/api/devportal/contracts/compile', {
       sources: { 'Broken.sol': 'pragma solidity ^0.8.20;\ncontract Broken { function f( }' },

@@ -315,5 +315,11 @@ describe('parent hash check', () => {
     const status = await instance.api.get('/api/explorer/network-status?network=testnet');
     expect(status.status).toBe(200);
     expect(status.body.indexer.lastIndexedBlock).toBe(lastBlock);
+    // Both say so: network-status and /readyz name the halt (the service still serves).
+    expect(status.body.indexer.haltedReason).toMatch(/parent hash/);
+    const ready = await instance.api.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.networks.testnet.explorerIndexHalted).toMatch(/parent hash/);
+    expect(ready.body.networks.mainnet.explorerIndexHalted).toBeUndefined();
   }, 30_000);
 });

@@ -16,6 +16,7 @@ import { createClient, type Client as WsClient } from 'graphql-ws';
 import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
 import { BlockIndex } from '../src/modules/explorer/block-index';
+import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { startStack, type Stack } from './kit/stack';
 
@@ -153,8 +154,8 @@ beforeAll(async () => {
   compiled = compile();
   stack = await startStack();
   api = client(stack.url);
-  main = new JsonRpcProvider(stack.app.rpcUrls.mainnet, undefined, { staticNetwork: true, cacheTimeout: -1 });
-  test = new JsonRpcProvider(stack.app.rpcUrls.testnet, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  main = providerOf(stack, 'mainnet');
+  test = providerOf(stack, 'testnet');
   pg = new PgClient({ connectionString: stack.databaseUrl });
   await pg.connect();
 
@@ -378,9 +379,11 @@ describe('blocks', () => {
   });
 
   it('lists live blocks newest first, consecutive, equal to the node, with limits', async () => {
-    // The default page is 10 blocks: let the 1-second chain make that many first.
-    await waitFor('ten mainnet blocks', async () => ((await main.getBlockNumber()) >= 9 ? true : undefined));
-    const res = await api.get('/api/explorer/live-blocks');
+    // The default page is 10 blocks: let the 1-second chain make that many, and the service see them.
+    const res = await waitFor('ten mainnet blocks in the live feed', async () => {
+      const r = await api.get('/api/explorer/live-blocks');
+      return r.status === 200 && r.body.blocks.length >= 10 ? r : undefined;
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ network: 'mainnet', chainId: 1991 });
     const blocks = res.body.blocks;

@@ -127,6 +127,22 @@ describe('faucet', () => {
       (i: { txHash: string }) => i.txHash,
     );
     expect(new Set(hashes).size).toBe(5);
+
+    // Newest first by (block number, transaction index), as the chain ordered them, even within one block.
+    const indexed = async () =>
+      sqlRows<{ hash: string }>(
+        stack,
+        `SELECT hash FROM explorer_transactions WHERE network = 'testnet' AND hash = ANY($1)
+          ORDER BY block_number DESC, transaction_index DESC`,
+        [hashes],
+      );
+    const until = Date.now() + 20_000;
+    while ((await indexed()).length < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    const chainOrder = (await indexed()).map((r) => r.hash);
+    const all = await api.get(`/api/devportal/developers/${other.developerId}/wallet-history?limit=10`, {
+      token: other.token,
+    });
+    expect(all.body.items.map((i: { txHash: string }) => i.txHash)).toEqual(chainOrder);
   });
 
   it('is testnet only and needs a developer token', async () => {

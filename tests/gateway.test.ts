@@ -7,7 +7,7 @@ import { client, type Client } from './kit/http';
 import { deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
-import { COUNTER_SOURCE, KITCHEN_SOURCE, TOKEN_SOURCE } from './kit/solidity';
+import { COUNTER_SOURCE, KITCHEN_SOURCE, ONCE_SOURCE, TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
@@ -273,6 +273,30 @@ describe('invoke', () => {
     expect((await query(token.id, 'balanceOf', [other.walletAddress])).body.result).toBe('250');
   });
 
+  it('refuses a gasLimit below what the call needs with 400 naming both numbers; nothing is sent, the wallet goes on', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const nonceBefore = await provider.getTransactionCount(dev.walletAddress, 'pending');
+    const res = await invoke(token.id, 'transfer', { args: [dev.walletAddress, '1'], gasLimit: '21000' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'gasLimit', gasLimit: '21000', requiredGas: expect.stringMatching(/^\d+$/) },
+    });
+    expect(res.body.error.message).toContain(res.body.error.details.requiredGas);
+    expect(await provider.getTransactionCount(dev.walletAddress, 'pending')).toBe(nonceBefore);
+    const next = await invoke(token.id, 'transfer', { args: [dev.walletAddress, '1'] });
+    expect(next.body.status).toBe('success');
+  });
+
+  it('answers a transaction that reverted when mined with status reverted and its revertReason (replayed at its block)', async () => {
+    const once = await deployRegistered(api, dev, ONCE_SOURCE);
+    const [a, b] = await Promise.all([invoke(once.id, 'once', {}), invoke(once.id, 'once', {})]);
+    const outcomes = [a.body, b.body].sort((x: any, y: any) => String(x.status).localeCompare(String(y.status)));
+    expect(outcomes.map((o: any) => o.status)).toEqual(['reverted', 'success']);
+    expect(outcomes[0].revertReason).toBe('already done');
+    expect(outcomes[1]).not.toHaveProperty('revertReason');
+  });
+
   it('simulates first: a revert is decoded (custom error) and nothing is sent', async () => {
     const provider = providerOf(stack, 'testnet');
     const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
@@ -295,6 +319,11 @@ describe('invoke', () => {
     const view = await invoke(token.id, 'balanceOf', { args: [dev.walletAddress] });
     expect(view.status).toBe(400);
     expect(view.body.error.message).toMatch(/query/);
+    // The mirror rule: a state-changing function through query would change nothing and answer null.
+    const write = await query(token.id, 'transfer', [dev.walletAddress, '1']);
+    expect(write.status).toBe(400);
+    expect(write.body.error.code).toBe('VALIDATION_FAILED');
+    expect(write.body.error.message).toMatch(/invoke/);
     const value = await invoke(token.id, 'transfer', { args: [dev.walletAddress, '1'], value: '5' });
     expect(value.status).toBe(400);
     const paid = await invoke(kitchen.id, 'pay', { value: parseEther('0.01').toString() });

@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import fc from 'fast-check';
+import { createClient, type Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { Client as PgClient } from 'pg';
 import { AREA_BASE, REST_ROUTES, type RestRoute } from '../src/rest/routes';
 import { client, type Client } from './kit/http';
@@ -157,57 +159,106 @@ describe('hostile input', () => {
     },
   );
 
-  it('GraphQL: random documents and random variables for every root field never cause a 5xx or an unshaped error', async () => {
-    const schema = (
-      await api.graphql(
-        '{ __schema { queryType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } mutationType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } } }',
-      )
-    ).body.data.__schema;
-    const typeRef = (t: any): string =>
-      t.kind === 'NON_NULL' ? `${typeRef(t.ofType)}!` : t.kind === 'LIST' ? `[${typeRef(t.ofType)}]` : t.name;
-    const operations = [
-      ...schema.queryType.fields.map((f: any) => ['query', f] as const),
-      ...schema.mutationType.fields.map((f: any) => ['mutation', f] as const),
-    ];
-    const shaped = (res: { status: number; body: any }) => {
-      expect(res.status).toBeLessThan(500);
-      for (const e of res.body?.errors ?? []) expect(e.extensions?.code).toMatch(/^[A-Z_]+$/);
-    };
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...operations),
-        fc.array(jsonValue, { minLength: 3, maxLength: 6 }),
-        async ([op, field], values) => {
-          const args = field.args as Array<{ name: string; type: unknown }>;
-          const decl = args.map((a) => `$${a.name}: ${typeRef(a.type)}`).join(', ');
-          const use = args.map((a) => `${a.name}: $${a.name}`).join(', ');
-          const query = `${op}${decl ? `(${decl})` : ''} { ${field.name}${use ? `(${use})` : ''} { __typename } }`;
-          const variables = Object.fromEntries(args.map((a, i) => [a.name, values[i % values.length]]));
-          shaped(await api.call('POST', '/graphql', { query, variables }, { token: dev.token, apiKey: key }));
-        },
-      ),
-      { numRuns: 150 },
-    );
-    await fc.assert(
-      fc.asyncProperty(
-        fc.oneof(
-          fc.string(),
-          nasty,
-          fc.constantFrom(
-            '{',
-            '}}}',
-            'query {',
-            '{ a: __typename, a: __schema }',
-            'subscription { serverTime { now } }',
-          ),
-        ),
-        async (query) => {
-          shaped(await api.call('POST', '/graphql', { query }));
-        },
-      ),
-      { numRuns: 60 },
-    );
+  /** One GraphQL request over HTTP, or over a graphql-ws connection (the same answer shape either way). */
+  type Face = 'HTTP' | 'WebSocket';
+  const wsClients = new Map<boolean, WsClient>();
+  afterAll(async () => {
+    for (const c of wsClients.values()) await c.dispose();
   });
+  const wsClientFor = (authenticated: boolean): WsClient => {
+    let c = wsClients.get(authenticated);
+    if (!c) {
+      c = createClient({
+        url: `${stack.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: authenticated ? { authorization: `Bearer ${dev.token}`, 'x-api-key': key } : {},
+      });
+      wsClients.set(authenticated, c);
+    }
+    return c;
+  };
+  const send = async (
+    face: Face,
+    query: string,
+    variables: Record<string, unknown> | undefined,
+    authenticated: boolean,
+  ): Promise<{ status: number; body: any }> => {
+    if (face === 'HTTP') {
+      return api.call('POST', '/graphql', { query, variables }, authenticated ? { token: dev.token, apiKey: key } : {});
+    }
+    const body = await new Promise<any>((resolve, reject) => {
+      // The first result is the answer (a subscription would go on: it is ended there).
+      const stop = wsClientFor(authenticated).subscribe(
+        { query, variables },
+        {
+          next: (result) => {
+            resolve(result);
+            stop();
+          },
+          error: (errors) =>
+            Array.isArray(errors) ? resolve({ errors }) : reject(new Error(`WebSocket failed: ${String(errors)}`)),
+          complete: () => resolve({}),
+        },
+      );
+    });
+    return { status: 200, body };
+  };
+
+  it.each(['HTTP', 'WebSocket'] as const)(
+    'GraphQL over %s: random documents and random variables for every root field never cause a 5xx or an unshaped error',
+    async (face) => {
+      const schema = (
+        await api.graphql(
+          '{ __schema { queryType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } mutationType { fields { name args { name type { kind name ofType { kind name ofType { kind name } } } } } } } }',
+        )
+      ).body.data.__schema;
+      const typeRef = (t: any): string =>
+        t.kind === 'NON_NULL' ? `${typeRef(t.ofType)}!` : t.kind === 'LIST' ? `[${typeRef(t.ofType)}]` : t.name;
+      const operations = [
+        ...schema.queryType.fields.map((f: any) => ['query', f] as const),
+        ...schema.mutationType.fields.map((f: any) => ['mutation', f] as const),
+      ];
+      const shaped = (res: { status: number; body: any }) => {
+        expect(res.status).toBeLessThan(500);
+        for (const e of res.body?.errors ?? []) expect(e.extensions?.code).toMatch(/^[A-Z_]+$/);
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...operations),
+          fc.array(jsonValue, { minLength: 3, maxLength: 6 }),
+          async ([op, field], values) => {
+            const args = field.args as Array<{ name: string; type: unknown }>;
+            const decl = args.map((a) => `$${a.name}: ${typeRef(a.type)}`).join(', ');
+            const use = args.map((a) => `${a.name}: $${a.name}`).join(', ');
+            const query = `${op}${decl ? `(${decl})` : ''} { ${field.name}${use ? `(${use})` : ''} { __typename } }`;
+            const variables = Object.fromEntries(args.map((a, i) => [a.name, values[i % values.length]]));
+            shaped(await send(face, query, variables, true));
+          },
+        ),
+        { numRuns: 150 },
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.string(),
+            nasty,
+            fc.constantFrom(
+              '{',
+              '}}}',
+              'query {',
+              '{ a: __typename, a: __schema }',
+              'subscription { serverTime { now } }',
+            ),
+          ),
+          async (query) => {
+            shaped(await send(face, query, undefined, false));
+          },
+        ),
+        { numRuns: 60 },
+      );
+    },
+  );
 
   it('refuses malformed bodies of every shape on a write route', async () => {
     for (const raw of [

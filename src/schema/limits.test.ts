@@ -1,24 +1,98 @@
-import { buildSchema, parse, validate } from 'graphql';
-import { assertComplexity, graphqlValidationRules, MAX_QUERY_DEPTH } from './limits';
+import { buildSchema, parse } from 'graphql';
+import { admitDocument, assertCost, createGraphQLPipeline, MAX_QUERY_DEPTH } from './limits';
 
 const schema = buildSchema(`
   type Node { id: ID! parent: Node children: [Node!]! }
-  type Query { node(id: ID!): Node }
+  type Lookup { balance: String }
+  type Query { node(id: ID!): Node address(address: String!, scan: Int): Lookup }
 `);
 
 const nested = (depth: number) => `{ node(id: "1") ${'{ parent '.repeat(depth - 1)}{ id }${' }'.repeat(depth - 1)} }`;
+const messages = (source: string, variables: Record<string, unknown> = {}) =>
+  (admitDocument(schema, source, variables).errors ?? []).map((e) => e.message);
 
-describe('GraphQL limits', () => {
-  it('accepts operations up to the depth limit and refuses deeper ones', () => {
-    expect(validate(schema, parse(nested(MAX_QUERY_DEPTH - 1)), graphqlValidationRules())).toEqual([]);
-    const errors = validate(schema, parse(nested(MAX_QUERY_DEPTH + 2)), graphqlValidationRules());
-    expect(errors[0]?.message).toMatch(/exceeds maximum operation depth/);
+describe('GraphQL pipeline', () => {
+  it('admits ordinary documents, with their variables', () => {
+    expect(admitDocument(schema, '{ node(id: "1") { id parent { id } } }', {}).document).toBeDefined();
+    expect(admitDocument(schema, 'query($id: ID!) { node(id: $id) { id } }', { id: '1' }).document).toBeDefined();
+    expect(messages('query($id: ID!) { node(id: $id) { id } }', {})[0]).toMatch(/^Variable "\$id"/);
   });
 
-  it('refuses alias floods by cost, and ignores invalid variables (execution reports them)', () => {
-    const flood = parse(`{ ${Array.from({ length: 1200 }, (_, i) => `a${i}: node(id: "1") { id }`).join(' ')} }`);
-    expect(() => assertComplexity(schema, flood, {})).toThrow(/too complex/);
-    expect(() => assertComplexity(schema, parse('{ node(id: "1") { id } }'), {})).not.toThrow();
-    expect(() => assertComplexity(schema, parse('query($id: ID!) { node(id: $id) { id } }'), {})).not.toThrow();
+  it('accepts operations up to the depth limit and refuses deeper ones', () => {
+    expect(messages(nested(MAX_QUERY_DEPTH - 1))).toEqual([]);
+    expect(messages(nested(MAX_QUERY_DEPTH + 2)).join()).toMatch(/depth/i);
+  });
+
+  it('stops parsing at 10,000 tokens: a 352 KB __typename flood is refused in well under a second', () => {
+    const flood = `{ ${'__typename '.repeat(32_000)}}`;
+    const started = performance.now();
+    expect(messages(flood)[0]).toMatch(/10000 tokens/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses the largest flood under the token limit by cost, before the quadratic validation', () => {
+    const flood = `{ ${'__typename '.repeat(9_990)}}`;
+    const started = performance.now();
+    expect(messages(flood)[0]).toMatch(/too complex/);
+    expect(performance.now() - started).toBeLessThan(1000);
+    // Unknown fields cost nothing to the estimator; the linear rules refuse them before the overlap rule.
+    const unknown = `{ ${'nope '.repeat(9_990)}}`;
+    const t2 = performance.now();
+    expect(messages(unknown).length).toBeGreaterThan(0);
+    expect(performance.now() - t2).toBeLessThan(1000);
+  });
+
+  it('refuses more than 100 aliases before validation', () => {
+    const aliases = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: node(id: "1") { id }`).join(' ')} }`;
+    expect(messages(aliases(100))).toEqual([]);
+    expect(messages(aliases(101)).join()).toMatch(/alias/i);
+  });
+
+  it('refuses a document the estimator cannot measure (over 10,000 nodes through fragments)', () => {
+    const ids = Array.from({ length: 100 }, () => 'id').join(' ');
+    const parents = Array.from({ length: 100 }, () => 'parent { ...F0 }').join(' ');
+    const source = `{ node(id: "1") { ...F1 } } fragment F0 on Node { ${ids} } fragment F1 on Node { ${parents} }`;
+    expect(messages(source)[0]).toMatch(/cannot be measured/);
+    const document = parse(source);
+    expect(() => assertCost(schema, document, {})).toThrow(/cannot be measured/);
+  });
+
+  it('charges chain-reading fields by the blocks they read: a 5000-block scan fits, two do not', () => {
+    expect(messages('{ address(address: "0x1", scan: 5000) { balance } }')).toEqual([]);
+    expect(
+      messages(
+        '{ a: address(address: "0x1", scan: 5000) { balance } b: address(address: "0x1", scan: 1) { balance } }',
+      )[0],
+    ).toMatch(/blocks/);
+    const scans = `{ ${Array.from({ length: 100 }, (_, i) => `a${i}: address(address: "0x1", scan: 5000) { balance }`).join(' ')} }`;
+    expect(messages(scans)[0]).toMatch(/5000/);
+    expect(messages('query($n: Int) { address(address: "0x1", scan: $n) { balance } }', { n: 6000 })[0]).toMatch(
+      /blocks/,
+    );
+  });
+
+  it('remembers admitted documents and still measures each call by its variables', () => {
+    const pipeline = createGraphQLPipeline(schema);
+    const q = 'query($n: Int) { address(address: "0x1", scan: $n) { balance } }';
+    expect(pipeline.admit(q, { n: 10 }).document).toBeDefined();
+    expect(pipeline.admit(q, { n: 10 }).document).toBeDefined();
+    expect(pipeline.admit(q, { n: 9000 }).errors?.[0]?.message).toMatch(/blocks/);
+  });
+});
+
+describe('GraphQL pipeline memory', () => {
+  it('measures a known document again only when variables can change its cost, and per operation name', () => {
+    const pipeline = createGraphQLPipeline(schema);
+    const fixed = 'query($id: ID!) { node(id: $id) { id } }';
+    expect(pipeline.admit(fixed, { id: '1' }).document).toBeDefined();
+    // Execution coerces the variables; the pipeline no longer needs to.
+    expect(pipeline.admit(fixed, { id: '2' }).document).toBeDefined();
+    const skip = `query($s: Boolean!) { a: address(address: "0x1", scan: 4000) { balance } b: address(address: "0x1", scan: 4000) @skip(if: $s) { balance } }`;
+    expect(pipeline.admit(skip, { s: true }).document).toBeDefined();
+    expect(pipeline.admit(skip, { s: false }).errors?.[0]?.message).toMatch(/blocks/);
+    const two = `query A { node(id: "1") { id } } query B { ${Array.from({ length: 3 }, (_, i) => `s${i}: address(address: "0x1", scan: 2000) { balance }`).join(' ')} }`;
+    expect(pipeline.admit(two, {}, 'A').document).toBeDefined();
+    expect(pipeline.admit(two, {}, 'B').errors?.[0]?.message).toMatch(/blocks/);
   });
 });

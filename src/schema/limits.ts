@@ -1,54 +1,233 @@
-import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
-import depthLimit from 'graphql-depth-limit';
-import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import {
+  GraphQLError,
+  OverlappingFieldsCanBeMergedRule,
+  parse,
+  specifiedRules,
+  validate,
+  visit,
+  BREAK,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
+import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
+import { LRUCache } from 'lru-cache';
 
+/** Most lexical tokens in one document; checked while parsing, so a huge document costs no more than this. */
+export const MAX_QUERY_TOKENS = 10_000;
+/** Most aliases in one operation (API.md §1a). */
+export const MAX_QUERY_ALIASES = 100;
 /** Deepest selection accepted; the schema's own types nest far less than this. */
 export const MAX_QUERY_DEPTH = 10;
+/** Most directives in one operation. */
+export const MAX_QUERY_DIRECTIVES = 50;
 /** Most fields one operation may select (aliases count each time they repeat a field). */
 export const MAX_QUERY_COMPLEXITY = 1000;
+/** Most blocks one operation may make the service read from a node (API.md §1a). */
+export const MAX_CHAIN_BLOCK_READS = 5000;
+/** Most nodes the cost estimator walks; a document over it cannot be measured and is refused. */
+const MAX_COST_NODES = 10_000;
 
-/** Static validation rules that refuse abusive operations before anything runs. */
-export function graphqlValidationRules(): ValidationRule[] {
-  return [depthLimit(MAX_QUERY_DEPTH)];
+type Args = Record<string, unknown>;
+const count = (v: unknown, fallback: number): number => (typeof v === 'number' && v > 0 ? v : fallback);
+
+/**
+ * Blocks a root field may read from a node, by its arguments: an address scans `scan` blocks
+ * (500 when the index lags), a block list reads `limit` blocks, a lookup reads a few.
+ */
+const CHAIN_BLOCK_READS: Record<string, (args: Args) => number> = {
+  'Query.address': (a) => count(a.scan, 500),
+  'Query.liveBlocks': (a) => count(a.limit, 10),
+  'Query.networkStatus': () => 20,
+  'Query.block': () => 1,
+  'Query.transaction': () => 1,
+  'Query.search': () => 1,
+  'Query.walletBalance': () => 1,
+  'Query.walletHistory': () => 1,
+};
+
+/** Whether a field's cost depends on its arguments (REST routes check those per call). */
+export const costDependsOnArguments = (field: string): boolean => field in CHAIN_BLOCK_READS;
+
+const CHAIN_FIELD_NAMES = new Set(Object.keys(CHAIN_BLOCK_READS).map((f) => f.split('.')[1]!));
+
+/**
+ * Whether variables can change a document's cost: a variable in @skip/@include or in the arguments
+ * of a field that reads the chain (by name, whatever its parent: a conservative answer).
+ */
+function costDependsOnVariables(document: DocumentNode): boolean {
+  let depends = false;
+  const hasVariable = (node: object): boolean => {
+    let found = false;
+    visit(node as DocumentNode, {
+      Variable() {
+        found = true;
+        return BREAK;
+      },
+    });
+    return found;
+  };
+  visit(document, {
+    Directive(node) {
+      if ((node.name.value === 'skip' || node.name.value === 'include') && hasVariable(node)) {
+        depends = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+    Field(node) {
+      if (CHAIN_FIELD_NAMES.has(node.name.value) && (node.arguments ?? []).some((a) => hasVariable(a))) {
+        depends = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return depends;
+}
+const chainReadsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) =>
+  (CHAIN_BLOCK_READS[`${type.name}.${field.name}`]?.(args) ?? 0) + childComplexity;
+
+/** A refusal of the pipeline: the caller's document, answered with VALIDATION_FAILED. */
+const refusal = (message: string) => new GraphQLError(message);
+
+/**
+ * Parses with the token limit: a flood of tokens stops the parser, not the service. graphql-js's
+ * own `maxTokens` (made for this attack; graphql-armor's max-tokens counts the same tokens through
+ * a proxy of the lexer, about half as fast).
+ */
+export function parseLimited(source: string): DocumentNode {
+  return parse(source, { maxTokens: MAX_QUERY_TOKENS });
 }
 
-/** Refuses an operation whose cost exceeds the limit; needs the variables, so runs after validation. */
-export function assertComplexity(
+/** Limits that need no schema knowledge and are linear in the document: run before validation. */
+const STATIC_RULES: ValidationRule[] = [
+  maxAliasesRule({ n: MAX_QUERY_ALIASES, exposeLimits: true }),
+  maxDepthRule({ n: MAX_QUERY_DEPTH, exposeLimits: true }),
+  maxDirectivesRule({ n: MAX_QUERY_DIRECTIVES, exposeLimits: true }),
+];
+/** graphql-js's rules less the quadratic one, which runs last, on a document already bounded by cost. */
+const LINEAR_RULES = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
+
+/**
+ * The cost limits: fields selected and blocks read from a node. A document the estimator cannot
+ * measure (over its node limit, fragments it cannot follow) is refused, never let through.
+ */
+export function assertCost(
   schema: GraphQLSchema,
   document: DocumentNode,
-  variables: Record<string, unknown> | undefined,
+  variables: Record<string, unknown> | undefined | null,
   operationName?: string | null,
 ): void {
-  let cost: number;
-  try {
-    cost = getComplexity({
-      schema,
-      query: document,
-      variables: variables ?? {},
-      operationName: operationName ?? undefined,
-      estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-    });
-  } catch {
-    // Invalid variables: execution reports them with their own message.
-    return;
-  }
+  const measure = (estimators: ComplexityEstimator[]): number => {
+    try {
+      return getComplexity({
+        schema,
+        query: document,
+        variables: variables ?? {},
+        operationName: operationName ?? undefined,
+        estimators,
+        maxQueryNodes: MAX_COST_NODES,
+      });
+    } catch (error) {
+      // Invalid variables are reported by graphql-js's own words; anything else cannot be measured.
+      if (error instanceof GraphQLError && error.message.startsWith('Variable "$')) throw error;
+      throw refusal(
+        `The operation's cost cannot be measured (${error instanceof Error ? error.message : 'unknown reason'}), so it is refused`,
+      );
+    }
+  };
+  const cost = measure([simpleEstimator({ defaultComplexity: 1 })]);
   if (cost > MAX_QUERY_COMPLEXITY) {
-    throw new GraphQLError(`The operation is too complex: cost ${cost} exceeds the limit of ${MAX_QUERY_COMPLEXITY}`, {
-      extensions: { http: { status: 400 } },
-    });
+    throw refusal(`The operation is too complex: cost ${cost} exceeds the limit of ${MAX_QUERY_COMPLEXITY}`);
+  }
+  const blocks = measure([chainReadsEstimator]);
+  if (blocks > MAX_CHAIN_BLOCK_READS) {
+    throw refusal(
+      `The operation may read ${blocks} blocks from the node, over the limit of ${MAX_CHAIN_BLOCK_READS} for one operation`,
+    );
   }
 }
 
-/** Apollo plugin applying assertComplexity to every HTTP operation. */
-export function complexityPlugin(schema: GraphQLSchema): ApolloServerPlugin {
+/** What the pipeline answers: the admitted document, or the errors that refuse it. */
+export type Admission =
+  { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: GraphQLError[] };
+
+/**
+ * Parse under the token limit → alias, depth and directive limits → cost → graphql-js validation
+ * (the quadratic overlap rule last, on a document the cost limit has already bounded).
+ */
+export function admitDocument(
+  schema: GraphQLSchema,
+  source: string,
+  variables: Record<string, unknown> | undefined | null,
+  operationName?: string | null,
+): Admission {
+  let document: DocumentNode;
+  try {
+    document = parseLimited(source);
+  } catch (error) {
+    if (error instanceof GraphQLError) return { errors: [error] };
+    throw error;
+  }
+  try {
+    // graphql-armor's rules throw their refusal out of validate.
+    const staticErrors = validate(schema, document, STATIC_RULES);
+    if (staticErrors.length > 0) return { errors: [...staticErrors] };
+    assertCost(schema, document, variables, operationName);
+  } catch (error) {
+    if (error instanceof GraphQLError) return { errors: [error] };
+    throw error;
+  }
+  const errors = validate(schema, document, LINEAR_RULES);
+  if (errors.length > 0) return { errors: [...errors] };
+  const overlap = validate(schema, document, [OverlappingFieldsCanBeMergedRule]);
+  if (overlap.length > 0) return { errors: [...overlap] };
+  return { document };
+}
+
+/** The admission of every GraphQL document, whatever face it came by (HTTP, WebSocket). */
+export interface GraphQLPipeline {
+  admit(
+    source: string,
+    variables: Record<string, unknown> | undefined | null,
+    operationName?: string | null,
+  ): Admission;
+}
+
+/**
+ * admitDocument with a memory of the documents already admitted: a known document is only
+ * measured again (its cost depends on the variables), not parsed and validated again.
+ */
+export function createGraphQLPipeline(schema: GraphQLSchema): GraphQLPipeline {
+  // A document whose cost no variable can change was measured once, when it was admitted.
+  const admitted = new LRUCache<string, { document: DocumentNode; measureAgain: boolean }>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (_doc, key) => Math.max(1, key.length),
+  });
   return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request, document }) {
-          assertComplexity(schema, document, request.variables, request.operationName);
-        },
-      };
+    admit(source, variables, operationName) {
+      // The cost was measured for the operation named: another name is another admission.
+      const key = `${operationName ?? ''}\u0000${source}`;
+      const known = admitted.get(key);
+      if (known) {
+        if (!known.measureAgain) return { document: known.document };
+        try {
+          assertCost(schema, known.document, variables, operationName);
+          return { document: known.document };
+        } catch (error) {
+          if (error instanceof GraphQLError) return { errors: [error] };
+          throw error;
+        }
+      }
+      const result = admitDocument(schema, source, variables, operationName);
+      if (result.document) {
+        admitted.set(key, { document: result.document, measureAgain: costDependsOnVariables(result.document) });
+      }
+      return result;
     },
   };
 }

@@ -27,11 +27,14 @@ export function decodeCursor(cursor: string | null | undefined): CursorPosition 
   if (cursor === null || cursor === undefined || cursor === '') return undefined;
   try {
     const p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPosition>;
+    // Exactly what encodeCursor writes (toISOString, a UUID): Date.parse alone takes "1" or "Sat",
+    // which PostgreSQL then refuses with an error.
     if (
       typeof p.at === 'string' &&
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(p.at) &&
       !Number.isNaN(Date.parse(p.at)) &&
-      typeof p.id === 'string' &&
-      /^[0-9a-f-]{36}$/i.test(p.id)
+      new Date(p.at).toISOString() === p.at &&
+      isUuid(p.id)
     ) {
       return { at: p.at, id: p.id };
     }

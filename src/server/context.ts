@@ -15,6 +15,8 @@ export interface Credentials {
 /** Per-request context shared by GraphQL over HTTP, GraphQL over WebSocket and REST. */
 export interface RequestContext {
   requestId: string;
+  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
+  clientIp: string;
   credentials: Credentials;
   /** `Idempotency-Key` header of the request, for gateway invokes. */
   idempotencyKey?: string;

@@ -2,17 +2,21 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import { GraphQLError, parse, specifiedRules, validate, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import { AppError } from '../errors/app-error';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
-import { assertComplexity, complexityPlugin, graphqlValidationRules } from '../schema/limits';
+import { createGraphQLPipeline } from '../schema/limits';
+import { clientAddressOf, hasMetricsToken, responseHygiene } from './edge';
+import { docsPages } from './docs-pages';
 import { credentialsFrom, credentialsFromHttpHeaders, type Credentials, type RequestContext } from './context';
 import type { Metrics } from './metrics';
 import type { Services } from './services';
@@ -20,7 +24,10 @@ import type { Services } from './services';
 export interface ReadinessReport {
   ready: boolean;
   database: { ready: boolean };
-  networks: Record<string, { healthy: boolean; chainId: number; latencyMs: number | null; error?: string }>;
+  networks: Record<
+    string,
+    { healthy: boolean; chainId: number; latencyMs: number | null; error?: string; explorerIndexHalted?: string }
+  >;
 }
 
 export interface HttpServerOptions {
@@ -32,7 +39,31 @@ export interface HttpServerOptions {
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
   servers: string[];
+  /** TRUST_PROXY, CORS_ORIGINS, WS_CONNECTIONS_PER_IP, METRICS_TOKEN and METRICS_PORT. */
+  edge: {
+    trustProxy?: string;
+    corsOrigins?: string[];
+    wsConnectionsPerIp: number;
+    metricsToken?: string;
+    metricsPort?: number;
+  };
 }
+
+/** Node's server timeouts (SECURITY.md): slow clients cannot hold sockets open indefinitely. */
+export const SERVER_TIMEOUTS = {
+  /** The request line and headers must arrive within this (slowloris). */
+  headersTimeout: 15_000,
+  /** The whole request, body included, must arrive within this (a slow 1 MiB upload still fits). */
+  requestTimeout: 60_000,
+  /** An idle keep-alive socket is closed after this. */
+  keepAliveTimeout: 5_000,
+} as const;
+
+/** Subscriptions (and running operations) one WebSocket connection may hold (API.md §1a). */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
+/** Paths never rate limited: probes and scrapes must work while a flood is refused. */
+const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface RunningHttpServer {
   server: http.Server;
@@ -55,6 +86,26 @@ function formatGraphQLError(logger: Logger, metrics: Metrics) {
     };
   };
 }
+
+/** Every GraphQL error names the request it belongs to, as the logs do. */
+const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLFormattedError => ({
+  ...e,
+  extensions: { ...e.extensions, requestId },
+});
+
+/** Adds the request id to the errors of every Apollo response. */
+const errorsCarryRequestId: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+        response.body.singleResult.errors = response.body.singleResult.errors.map((e) =>
+          withRequestId(e, contextValue.requestId),
+        );
+      },
+    };
+  },
+};
 
 /** GraphQL over HTTP answers 200 with errors in the body (API.md §1), as GraphQL clients expect. */
 const graphqlStatus200: ApolloServerPlugin = {
@@ -86,9 +137,68 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   // request, and any variant of those the dispatcher leaves alone, goes through express.
   const direct: DirectEndpoint[] = [];
   let serveDirect: (req: http.IncomingMessage, res: http.ServerResponse) => boolean = () => false;
-  const server = http.createServer((req, res) => {
+  const clientAddress = clientAddressOf(opts.edge.trustProxy);
+  const hygiene = responseHygiene(opts.edge.corsOrigins);
+  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!serveDirect(req, res)) app(req, res);
+  };
+  /** A request refused at the edge (rate limit): REST's error body, or GraphQL's errors (API.md §1). */
+  const refuse = (req: http.IncomingMessage, res: http.ServerResponse, path: string, error: unknown) => {
+    const e = toPublicError(error, (err) => {
+      metrics.unexpectedErrors.inc();
+      logger.error({ err }, 'unexpected error at the HTTP edge');
+    });
+    const requestId = res.getHeader('x-request-id') as string;
+    const graphql = path === '/graphql';
+    const text = JSON.stringify(
+      graphql
+        ? {
+            errors: [
+              {
+                message: e.message,
+                extensions: { code: e.code, ...(e.details ? { details: e.details } : {}), requestId },
+              },
+            ],
+          }
+        : errorBody(e),
+    );
+    for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+    res.writeHead(graphql ? 200 : e.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(text);
+    req.resume();
+  };
+  /**
+   * Whether a request escapes the anonymous limit: a developer token that verifies, or an API key
+   * this instance has already accepted. A made-up credential counts as anonymous, so sending one
+   * does not lift the limit (a key's first request on an instance counts as anonymous too).
+   */
+  const hasVerifiedCredentials = (req: http.IncomingMessage): boolean => {
+    const creds = credentialsFromHttpHeaders(req.headers);
+    const key = creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
+    if (key !== undefined) return services.keys.isKnownActive(key);
+    return creds.bearer !== undefined && services.auth.isValidToken(creds.bearer);
+  };
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    begin(req, res, path);
+    hygiene(req, res, () => {
+      if (!services.limits.public.enabled || OPS_PATHS.has(path) || hasVerifiedCredentials(req)) {
+        return dispatch(req, res);
+      }
+      services.limits.public.consume(clientAddress(req)).then(
+        () => dispatch(req, res),
+        (error: unknown) => refuse(req, res, path, error),
+      );
+    });
   });
+  server.headersTimeout = SERVER_TIMEOUTS.headersTimeout;
+  server.requestTimeout = SERVER_TIMEOUTS.requestTimeout;
+  server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;
 
   /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
@@ -98,6 +208,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
     constructor(
       readonly requestId: string,
+      readonly clientIp: string,
       readonly credentials: Credentials,
       idempotencyKey: unknown,
     ) {
@@ -110,8 +221,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return this.requestLogger;
     }
   }
-  const contextFor = (requestId: string, headers: http.IncomingHttpHeaders): RequestContext =>
-    new Context(requestId, credentialsFromHttpHeaders(headers), headers['idempotency-key']);
+  const contextFor = (requestId: string, req: http.IncomingMessage): RequestContext =>
+    new Context(requestId, clientAddress(req), credentialsFromHttpHeaders(req.headers), req.headers['idempotency-key']);
 
   const tooLarge: PublicError = {
     status: 413,
@@ -126,6 +237,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   /** Request id, metrics and the access log line of every HTTP request. */
   const begin = (req: http.IncomingMessage, res: http.ServerResponse, path: string): string => {
+    // Begun once, at the edge; the dispatchers after it read the same id.
+    const begun = res.getHeader('x-request-id');
+    if (typeof begun === 'string') return begun;
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -153,15 +267,51 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     const report = await opts.readiness();
     res.status(report.ready ? 200 : 503).json(report);
   });
-  app.get('/metrics', async (_req, res) => {
-    res.setHeader('content-type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+  const serveMetrics = async (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    const text = await metrics.registry.metrics();
+    res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+    res.end(text);
+  };
+  app.get('/metrics', async (req, res) => {
+    const { metricsToken, metricsPort } = opts.edge;
+    if (metricsToken ? !hasMetricsToken(req, metricsToken) : metricsPort !== undefined) {
+      res.setHeader('www-authenticate', 'Bearer');
+      const e: PublicError = metricsToken
+        ? { status: 401, code: 'UNAUTHENTICATED', message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>' }
+        : { status: 404, code: 'NOT_FOUND', message: 'The metrics are served on METRICS_PORT' };
+      res.status(e.status).json(errorBody(e));
+      return;
+    }
+    await serveMetrics(req, res);
   });
 
-  const wss = new WebSocketServer({ server, path: '/graphql' });
+  // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address.
+  const wsConnections = new Map<string, number>();
+  const wss = new WebSocketServer({
+    server,
+    path: '/graphql',
+    maxPayload: MAX_BODY_BYTES,
+    verifyClient: ({ req }, done) => {
+      if ((wsConnections.get(clientAddress(req)) ?? 0) >= opts.edge.wsConnectionsPerIp) {
+        done(false, 429, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
+      } else {
+        done(true);
+      }
+    },
+  });
+  wss.on('connection', (socket, req) => {
+    const address = clientAddress(req);
+    wsConnections.set(address, (wsConnections.get(address) ?? 0) + 1);
+    socket.once('close', () => {
+      const left = (wsConnections.get(address) ?? 1) - 1;
+      if (left <= 0) wsConnections.delete(address);
+      else wsConnections.set(address, left);
+    });
+  });
   const format = formatGraphQLError(logger, metrics);
-  const wsError = (error: unknown): GraphQLError => {
-    const f = format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error);
+  const pipeline = createGraphQLPipeline(opts.schema);
+  const wsError = (error: unknown, requestId: string): GraphQLError => {
+    const f = withRequestId(format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error), requestId);
     return new GraphQLError(f.message, { extensions: f.extensions });
   };
   const wsCleanup = useServer(
@@ -169,25 +319,44 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       schema: opts.schema,
       // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
       onSubscribe: (ctx, _id, payload) => {
+        const requestId = randomUUID();
+        // ctx.subscriptions already holds this one.
+        if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+          return [
+            wsError(
+              new AppError(
+                'RATE_LIMITED',
+                `At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions on one connection; complete one first`,
+              ),
+              requestId,
+            ),
+          ];
+        }
         try {
-          const document = parse(payload.query);
-          const errors = validate(opts.schema, document, [...specifiedRules, ...graphqlValidationRules()]);
-          if (errors.length > 0) return errors.map(wsError);
-          assertComplexity(opts.schema, document, payload.variables ?? undefined, payload.operationName);
+          const admission = pipeline.admit(payload.query, payload.variables, payload.operationName);
+          if (admission.errors) return admission.errors.map((e) => wsError(e, requestId));
           const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
           return {
             schema: opts.schema,
-            document,
+            document: admission.document,
             variableValues: payload.variables,
             operationName: payload.operationName,
-            contextValue: new Context(randomUUID(), credentialsFrom(params), params['idempotency-key']),
+            contextValue: new Context(
+              requestId,
+              clientAddress(ctx.extra.request),
+              credentialsFrom(params),
+              params['idempotency-key'],
+            ),
           };
         } catch (error) {
-          return [wsError(error)];
+          return [wsError(error, requestId)];
         }
       },
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : result,
+      onNext: (_ctx, _id, _payload, args, result) => {
+        if (!result.errors) return result;
+        const requestId = (args.contextValue as RequestContext).requestId;
+        return { ...result, errors: result.errors.map((e) => withRequestId(format(e.toJSON(), e), requestId)) };
+      },
     },
     wss,
   );
@@ -198,12 +367,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     includeStacktraceInErrorResponses: false,
     // main.ts owns SIGINT/SIGTERM and stops everything in order; Apollo must not race it.
     stopOnTerminationSignals: false,
-    validationRules: graphqlValidationRules(),
+    // Every document reaches Apollo through the pipeline (graphqlAdmission): never an unchecked one.
+    persistedQueries: false,
     formatError: format,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      // Apollo's landing page loads Sandbox from Apollo's servers; docsPages serves GraphiQL instead.
+      ApolloServerPluginLandingPageDisabled(),
       graphqlStatus200,
-      complexityPlugin(opts.schema),
+      errorsCarryRequestId,
       {
         async serverWillStart() {
           return {
@@ -216,11 +388,38 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     ],
   });
   await apollo.start();
+
+  /** Runs the pipeline before Apollo parses anything; a refused document never reaches Apollo. */
+  const graphqlAdmission: express.RequestHandler = (req, res, next) => {
+    const input: unknown = req.method === 'GET' ? req.query : req.body;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return next();
+    const { query, operationName } = input as Record<string, unknown>;
+    let variables = (input as Record<string, unknown>).variables;
+    // No document: Apollo answers (the GraphiQL page, or its own error for a missing query).
+    if (typeof query !== 'string') return next();
+    if (typeof variables === 'string') {
+      try {
+        variables = JSON.parse(variables) as unknown;
+      } catch {
+        return next();
+      }
+    }
+    const requestId = res.locals.requestId as string;
+    const admission = pipeline.admit(
+      query,
+      variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined,
+      typeof operationName === 'string' ? operationName : undefined,
+    );
+    if (!admission.errors) return next();
+    res.status(200).json({ errors: admission.errors.map((e) => withRequestId(format(e.toJSON(), e), requestId)) });
+  };
+  app.use(docsPages());
   app.use(
     '/graphql',
     express.json({ limit: MAX_BODY }),
+    graphqlAdmission,
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => contextFor(res.locals.requestId as string, req.headers),
+      context: async ({ req, res }) => contextFor(res.locals.requestId as string, req),
     }),
   );
 
@@ -231,7 +430,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       schema: opts.schema,
       logger,
       servers: opts.servers,
-      makeContext: (req) => contextFor(req.res?.locals.requestId as string, req.headers),
+      makeContext: (req) => contextFor(req.res?.locals.requestId as string, req),
     });
     app.use(AREA_BASE[area], rest.router);
     direct.push(...rest.direct);
@@ -295,6 +494,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
   });
+  // METRICS_PORT: the metrics alone, on a port kept off the public network.
+  let metricsServer: http.Server | undefined;
+  if (opts.edge.metricsPort !== undefined) {
+    const ms = http.createServer((req, res) => {
+      if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
+        serveMetrics(req, res).catch(() => res.destroy());
+        return;
+      }
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(errorBody({ status: 404, code: 'NOT_FOUND', message: 'Only GET /metrics here' })));
+    });
+    await new Promise<void>((resolve, reject) => {
+      ms.once('error', reject);
+      ms.listen(opts.edge.metricsPort, opts.host, () => resolve());
+    });
+    metricsServer = ms;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const url = `http://${opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host}:${port}`;
@@ -307,6 +523,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       // Apollo's drain plugin stops accepting connections and waits for in-flight requests.
       await apollo.stop();
       server.closeAllConnections();
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+      }
     },
   };
 }

@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
 import type { ChainRegistry } from '../chain/chain-registry';
-import type { AppConfig } from '../config';
+import { NETWORKS, type AppConfig } from '../config';
 import type { Logger } from '../logger';
 import { AccessTokens } from '../modules/accounts/access-token';
 import { AccountService } from '../modules/accounts/accounts.service';
 import { DeveloperAuth } from '../modules/accounts/developer-auth';
+import { CrlStore } from '../modules/accounts/eds/crl-store';
 import type { TrustStore } from '../modules/accounts/eds/trust-store';
 import { ExplorerService } from '../modules/explorer/explorer.service';
 import { SolidityCompiler } from '../modules/contracts/compiler/compiler';
@@ -19,6 +20,7 @@ import { ProjectService } from '../modules/projects/project.service';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallet.service';
+import { createRateLimits, type RateLimits } from './rate-limit';
 
 /** The domain services of one process, handed to resolvers through the request context. */
 export interface Services {
@@ -38,6 +40,7 @@ export interface Services {
   gateway: GatewayService;
   analytics: AnalyticsService;
   tracker: TransactionTracker;
+  limits: RateLimits;
 }
 
 export function createServices(deps: {
@@ -52,10 +55,14 @@ export function createServices(deps: {
   databaseUrl: string;
 }): Services {
   const tokens = new AccessTokens(deps.config.jwtSecret);
-  const auth = new DeveloperAuth(deps.ds, tokens);
+  const limits = createRateLimits(deps.config.limits, deps.ds);
+  const auth = new DeveloperAuth(deps.ds, tokens, limits.developer);
   const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains, auth);
   const projects = new ProjectService(deps.ds, auth);
-  const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, auth, deps.logger);
+  const revocation = deps.config.edsCrlFile
+    ? { crls: CrlStore.fromFile(deps.config.edsCrlFile), requireCrl: deps.config.edsRequireCrl }
+    : undefined;
+  const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, auth, deps.logger, revocation);
   const sender = new TransactionSender(deps.ds, deps.chains, deps.logger);
   const faucet = new FaucetService(deps.ds, auth, wallets, sender, deps.faucetPrivateKey, deps.logger);
   const compiler = new SolidityCompiler({ logger: deps.logger });
@@ -73,7 +80,12 @@ export function createServices(deps: {
   const explorer = new ExplorerService(
     deps.ds,
     deps.chains,
-    { indexerEnabled: deps.config.indexer.enabled, indexerStartBlock: deps.config.indexer.startBlock },
+    {
+      indexerEnabled: deps.config.indexer.enabled,
+      indexerStartBlock: deps.config.indexer.startBlock,
+      // Without an RPC URL the service runs the network's dev chain itself.
+      localNetworks: NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
+    },
     deps.logger,
   );
   const revocations: RevocationChannel = new RevocationChannel(
@@ -106,6 +118,8 @@ export function createServices(deps: {
         if (tx.kind === 'deploy' && tx.contractId) await contracts.settleDeployment(tx.contractId, mined);
       },
       onDropped: async (tx) => {
+        // A drip whose transaction never landed is not counted.
+        if (tx.kind === 'faucet') await deps.ds.query('DELETE FROM faucet_drips WHERE tx_hash = $1', [tx.txHash]);
         if (tx.kind === 'deploy' && tx.contractId) {
           await contracts.failDeployment(tx.contractId, 'the deployment transaction was dropped');
         }
@@ -130,5 +144,6 @@ export function createServices(deps: {
     gateway,
     analytics,
     tracker,
+    limits,
   };
 }

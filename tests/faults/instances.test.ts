@@ -79,6 +79,14 @@ describe('two instances on one database', () => {
     }
   }, 60_000);
 
+  it('revokes a developer’s tokens on both instances when it logs out on one', async () => {
+    const dev = await login(apis[0], env.ca);
+    const me = (api: Client) => api.get('/api/devportal/auth/me', { token: dev.token });
+    expect((await me(apis[1])).status).toBe(200);
+    expect((await apis[1].post('/api/devportal/auth/logout', undefined, { token: dev.token })).status).toBe(201);
+    for (const api of apis) expect((await me(api)).status).toBe(401);
+  });
+
   it('pushes live blocks from both instances’ GraphQL subscriptions', async () => {
     const collect = (ws: WsClient, count: number) =>
       new Promise<Array<{ number: number; hash: string }>>((resolve, reject) => {

@@ -11,7 +11,9 @@ export const ANVIL_KEYS = [
 
 /** A provider of the test's own, straight to a dev chain (tests may; the service code may not). */
 export function providerOf(stack: Stack, network: Network): JsonRpcProvider {
-  return new JsonRpcProvider(stack.app.rpcUrls[network]!, undefined, { cacheTimeout: -1 });
+  // Straight to anvil, past a Besu front (which would ask for its token).
+  const url = stack.besu?.[network].anvilUrl ?? stack.app.rpcUrls[network]!;
+  return new JsonRpcProvider(url, undefined, { cacheTimeout: -1 });
 }
 
 /** Sends coins from a funded anvil account to `to` on a dev chain and waits for it. */

@@ -103,6 +103,11 @@ export function serviceEnv(target: ServiceTarget, extra: Record<string, string> 
     MAINNET_RPC_URL: target.mainnetUrl,
     JWT_SECRET: TEST_JWT_SECRET,
     WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
+    // Suites burst requests from 127.0.0.1; the limit tests set low values explicitly.
+    PUBLIC_RATE_LIMIT: '100000',
+    LOGIN_RATE_LIMIT: '100000',
+    DEVELOPER_RATE_LIMIT: '100000',
+    WS_CONNECTIONS_PER_IP: '10000',
     ...(target.trustedCaFile ? { EDS_TRUSTED_CA_FILE: target.trustedCaFile } : {}),
     ...(target.faucetPrivateKey ? { FAUCET_PRIVATE_KEY: target.faucetPrivateKey } : {}),
     ...extra,
@@ -120,7 +125,7 @@ export function spawnSibling(stack: Stack, env: Record<string, string> = {}): Pr
         // The same faucet account as the in-process service (a funded dev-chain key when it started the chains).
         faucetPrivateKey: stack.app.faucetPrivateKey,
       },
-      env,
+      { ...stack.rpcEnv, ...env },
     ),
   );
 }

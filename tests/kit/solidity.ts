@@ -85,3 +85,22 @@ contract Kitchen {
     function checked(uint256 x) external pure returns (uint256) { require(x > 1, "x must exceed 1"); return 100 / (x - 2); }
 }
 `;
+
+/** once() succeeds one time: two concurrent invokes both pass the simulation and one reverts when mined. */
+export const ONCE_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Once {
+    bool public done;
+    uint256 public count;
+
+    function bump() external {
+        count += 1;
+    }
+
+    function once() external {
+        require(!done, "already done");
+        done = true;
+    }
+}
+`;

@@ -7,6 +7,9 @@ import { startApp, type App } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createDevCa, type DevCa } from '../../src/modules/accounts/eds/dev-ca';
+import { LOCAL_NODE_FUNDED_KEY } from '../../src/chain/local-node';
+import { CHAIN_IDS, NETWORKS, type Network } from '../../src/config';
+import { startBesuChain, type BesuChain, type BesuFrontOptions } from './besu-node';
 
 /** PostgreSQL every machine runs for tests (trust auth). */
 export const TEST_PG = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -20,7 +23,39 @@ export interface Stack {
   ca: DevCa;
   databaseUrl: string;
   dataDir: string;
+  /** The Besu-faithful fronts before each chain, when the stack runs against them. */
+  besu?: Record<Network, BesuChain>;
+  /** The service's RPC variables for the Besu fronts (headers, gas price), for sibling instances. */
+  rpcEnv: Record<string, string>;
   stop(): Promise<void>;
+}
+
+/** Options of the Besu-faithful fronts (tests/kit/besu-node.ts), and anvil's free-gas mode. */
+export type BesuStackOptions = Omit<BesuFrontOptions, 'upstream'> & { freeGas?: boolean };
+
+/** Minimum gas price of the fronts when the whole suite runs against them (TEST_RPC_FRONT=besu). */
+export const BESU_MIN_GAS_PRICE = 2_000_000_000n;
+
+/**
+ * Starts an anvil chain per network with a Besu front before it and returns the service's env for
+ * them: the front's JWT header, the faucet key, a gas price floor at the front's minimum.
+ */
+async function startBesuChains(
+  opts: BesuStackOptions,
+): Promise<{ chains: Record<Network, BesuChain>; env: Record<string, string> }> {
+  const token = opts.token ?? `test-jwt-${Math.random().toString(36).slice(2)}`;
+  const started = await Promise.all(
+    NETWORKS.map((n) => startBesuChain(CHAIN_IDS[n], { validators: 'proposer', revertReasons: true, ...opts, token })),
+  );
+  const chains = { testnet: started[0]!, mainnet: started[1]! };
+  const env: Record<string, string> = { FAUCET_PRIVATE_KEY: LOCAL_NODE_FUNDED_KEY };
+  for (const n of NETWORKS) {
+    const prefix = n.toUpperCase();
+    env[`${prefix}_RPC_URL`] = chains[n].front.url;
+    env[`${prefix}_RPC_HEADERS`] = JSON.stringify(chains[n].front.headers);
+    if (opts.minGasPrice !== undefined) env[`${prefix}_GAS_PRICE_WEI`] = opts.minGasPrice.toString();
+  }
+  return { chains, env };
 }
 
 /** Creates an empty database with a unique name and returns its URL. */
@@ -47,7 +82,16 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
  * Starts the real service in-process: a fresh database on the machine's PostgreSQL, two real
  * anvil dev chains started by the service itself, and a test CA as the EDS trust bundle.
  */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(
+  env: Record<string, string> = {},
+  besuOptions?: BesuStackOptions | false,
+): Promise<Stack> {
+  const besu =
+    besuOptions === undefined && process.env.TEST_RPC_FRONT === 'besu'
+      ? await startBesuChains({ minGasPrice: BESU_MIN_GAS_PRICE })
+      : besuOptions
+        ? await startBesuChains(besuOptions)
+        : undefined;
   const db = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'devportal-test-'));
   const ca = await createDevCa({ commonName: 'Test EDS Root CA' });
@@ -63,6 +107,12 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     JWT_SECRET: TEST_JWT_SECRET,
     WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
     EDS_TRUSTED_CA_FILE: bundle,
+    // Suites burst requests from 127.0.0.1; the limit tests set low values explicitly.
+    PUBLIC_RATE_LIMIT: '100000',
+    LOGIN_RATE_LIMIT: '100000',
+    DEVELOPER_RATE_LIMIT: '100000',
+    WS_CONNECTIONS_PER_IP: '10000',
+    ...besu?.env,
     ...env,
   });
   const app = await startApp(config, createLogger(config.logLevel));
@@ -72,8 +122,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     ca,
     databaseUrl: db.url,
     dataDir,
+    besu: besu?.chains,
+    rpcEnv: besu?.env ?? {},
     async stop() {
       await app.close();
+      if (besu) await Promise.all(NETWORKS.map((n) => besu.chains[n].stop()));
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

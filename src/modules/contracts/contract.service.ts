@@ -11,7 +11,7 @@ import { encodeArgs } from '../gateway/abi';
 import type { ProjectService } from '../projects/project.service';
 import type { SendRequest, TransactionSender } from '../wallets/transaction-sender';
 import type { WalletService } from '../wallets/wallet.service';
-import type { SolidityCompiler, CompileResult } from './compiler/compiler';
+import type { CompileLane, SolidityCompiler, CompileResult } from './compiler/compiler';
 import { ContractEntity, type ContractStatus } from './contract.entity';
 import type {
   CompileContractInput,
@@ -92,8 +92,23 @@ export class ContractService {
     return this.ds.getRepository(ContractEntity);
   }
 
-  async compile(input: CompileContractInput): Promise<CompileOutput> {
-    const result = await this.compiler.compile({ sources: sourcesOf(input), contractName: input.contractName });
+  /** Compiles for anyone; a caller with a valid developer token compiles in the developers' lane. */
+  async compile(input: CompileContractInput, creds?: Credentials): Promise<CompileOutput> {
+    let lane: CompileLane = 'anonymous';
+    let caller: string | undefined;
+    if (creds?.bearer) {
+      try {
+        caller = (await this.auth.requireDeveloper(creds)).id;
+        lane = 'developer';
+      } catch (e) {
+        if (!(e instanceof AppError) || e.code !== 'UNAUTHENTICATED') throw e;
+      }
+    }
+    const result = await this.compiler.compile(
+      { sources: sourcesOf(input), contractName: input.contractName },
+      lane,
+      caller,
+    );
     return {
       compiler: result.compiler,
       warnings: result.warnings,
@@ -122,7 +137,11 @@ export class ContractService {
     const owner = await this.auth.requireDeveloper(creds);
     const network: Network = input.network ?? 'testnet';
     if (input.projectId) await this.projects.requireOwned(owner, input.projectId);
-    const compiled = await this.compiler.compile({ sources: sourcesOf(input), contractName: input.contractName });
+    const compiled = await this.compiler.compile(
+      { sources: sourcesOf(input), contractName: input.contractName },
+      'developer',
+      owner.id,
+    );
     const chosen = this.chooseContract(compiled, input.contractName);
     const iface = new Interface(chosen.abi as never[]);
     const args = encodeArgs(iface.deploy, input.constructorArgs ?? []);

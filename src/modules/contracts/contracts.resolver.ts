@@ -20,7 +20,7 @@ export class ContractsResolver {
     @Arg('input', () => CompileContractInput, { description: 'Sources to compile.' }) input: CompileContractInput,
     @Ctx() ctx: RequestContext,
   ): Promise<CompileOutput> {
-    return ctx.services.contracts.compile(input);
+    return ctx.services.contracts.compile(input, ctx.credentials);
   }
 
   @Mutation(() => Contract, {

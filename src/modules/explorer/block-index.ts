@@ -271,6 +271,40 @@ export class BlockIndex {
     }
   }
 
+  /**
+   * Drops the network's index from block `fromBlock` on (all of it when 0 or below the first indexed
+   * block), in one transaction on the lock's connection: for a dev chain that lost blocks or was reset.
+   */
+  async forgetFrom(runner: QueryRunner, network: Network, fromBlock: number): Promise<void> {
+    await runner.startTransaction();
+    try {
+      const state = await this.state(network, runner);
+      const all = state === null || fromBlock <= state.firstBlock;
+      await runner.query(`DELETE FROM explorer_logs WHERE network = $1 AND block_number >= $2`, [network, fromBlock]);
+      await runner.query(`DELETE FROM explorer_transactions WHERE network = $1 AND block_number >= $2`, [
+        network,
+        fromBlock,
+      ]);
+      await runner.query(`DELETE FROM explorer_blocks WHERE network = $1 AND number >= $2`, [network, fromBlock]);
+      if (all) {
+        await runner.query(`DELETE FROM explorer_index_state WHERE network = $1`, [network]);
+        await runner.query(`DELETE FROM explorer_contract_checks WHERE network = $1`, [network]);
+      } else {
+        await runner.query(
+          `UPDATE explorer_index_state
+             SET last_block = b.number, last_hash = b.hash, halted_reason = NULL, updated_at = now()
+             FROM explorer_blocks b
+            WHERE explorer_index_state.network = $1 AND b.network = $1 AND b.number = $2`,
+          [network, fromBlock - 1],
+        );
+      }
+      await runner.commitTransaction();
+    } catch (err) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** Marks the network's index as halted; every instance stops indexing it until an operator clears it. */
   async halt(runner: QueryRunner, network: Network, reason: string): Promise<void> {
     await runner.query(`UPDATE explorer_index_state SET halted_reason = $2, updated_at = now() WHERE network = $1`, [

@@ -62,7 +62,14 @@ export const hexToDecimal = (h: string | null | undefined): string => (h ? BigIn
  * Requests in flight per call of the reader. Enough to keep a node busy (the provider may also group
  * them into JSON-RPC batches), few enough for a node's connection limit (Besu: 80 by default).
  */
-const MAX_IN_FLIGHT = 32;
+/**
+ * Bulk reads in flight per network, per budget: the indexer's and the address scans' are separate,
+ * so scans never queue the indexer out, and together they stay within the default connection cap (16).
+ */
+const IN_FLIGHT: Record<ReadBudget, number> = { index: 12, scan: 4 };
+
+/** Whose bulk reads: the block indexer's (and backfills), or the on-demand address scans. */
+export type ReadBudget = 'index' | 'scan';
 /** eth_getBlockReceipts unsupported: re-probe after this long (a node may be upgraded). */
 const REPROBE_MS = 10 * 60_000;
 
@@ -110,7 +117,7 @@ export function answeredWithError(err: unknown): boolean {
  */
 export class ChainReader {
   private readonly blockReceiptsUnsupportedAt = new Map<Network, number>();
-  private readonly slots = new Map<Network, Slots>();
+  private readonly slots = new Map<string, Slots>();
 
   constructor(private readonly chains: ChainRegistry) {}
 
@@ -146,22 +153,38 @@ export class ChainReader {
   }
 
   /**
-   * Runs bulk reads through the network's slots (at most MAX_IN_FLIGHT at once, first come first
-   * served, shared by the indexer, scans and backfills); results in the order of the calls. Single
-   * reads (head, one transaction) do not queue behind them.
+   * Runs bulk reads through the network's slots of one budget (first come first served within it);
+   * results in the order of the calls. Single reads (head, one transaction) do not queue behind them.
    */
-  private parallel<T>(network: Network, calls: Array<() => Promise<T>>): Promise<T[]> {
-    let slots = this.slots.get(network);
-    if (!slots) this.slots.set(network, (slots = new Slots(MAX_IN_FLIGHT)));
+  private parallel<T>(network: Network, calls: Array<() => Promise<T>>, budget: ReadBudget = 'index'): Promise<T[]> {
+    const key = `${network}:${budget}`;
+    let slots = this.slots.get(key);
+    if (!slots) this.slots.set(key, (slots = new Slots(IN_FLIGHT[budget])));
     return Promise.all(calls.map((c) => slots.run(c)));
   }
 
-  blocks(network: Network, numbers: number[], full: true): Promise<Array<RpcBlock<RpcTransaction> | null>>;
-  blocks(network: Network, numbers: number[], full: false): Promise<Array<RpcBlock<string> | null>>;
-  blocks(network: Network, numbers: number[], full: boolean): Promise<Array<RpcBlock | null>> {
+  blocks(
+    network: Network,
+    numbers: number[],
+    full: true,
+    budget?: ReadBudget,
+  ): Promise<Array<RpcBlock<RpcTransaction> | null>>;
+  blocks(
+    network: Network,
+    numbers: number[],
+    full: false,
+    budget?: ReadBudget,
+  ): Promise<Array<RpcBlock<string> | null>>;
+  blocks(
+    network: Network,
+    numbers: number[],
+    full: boolean,
+    budget: ReadBudget = 'index',
+  ): Promise<Array<RpcBlock | null>> {
     return this.parallel(
       network,
       numbers.map((n) => () => this.call<RpcBlock | null>(network, 'eth_getBlockByNumber', [hex(n), full])),
+      budget,
     );
   }
 
@@ -183,10 +206,11 @@ export class ChainReader {
     return this.call<RpcReceipt | null>(network, 'eth_getTransactionReceipt', [hash]);
   }
 
-  receiptsOf(network: Network, hashes: string[]): Promise<Array<RpcReceipt | null>> {
+  receiptsOf(network: Network, hashes: string[], budget: ReadBudget = 'index'): Promise<Array<RpcReceipt | null>> {
     return this.parallel(
       network,
       hashes.map((h) => () => this.receipt(network, h)),
+      budget,
     );
   }
 
@@ -247,17 +271,19 @@ export class ChainReader {
     }
   }
 
-  /** qbft_getValidatorsByBlockNumber; null when the node does not offer it. */
+  /**
+   * The validators the node names: Besu's qbft_getValidatorsByBlockNumber, else GoQuorum's
+   * istanbul_getValidators; null when the node offers neither.
+   */
   async qbftValidators(network: Network, blockNumber: number): Promise<string[] | null> {
-    try {
-      const v = await this.call<unknown>(network, 'qbft_getValidatorsByBlockNumber', [hex(blockNumber)], {
-        attempts: 1,
-        timeoutMs: 2_000,
-      });
-      return Array.isArray(v) && v.every((a) => typeof a === 'string') ? (v as string[]) : null;
-    } catch (err) {
-      if (answeredWithError(err)) return null;
-      throw err;
+    for (const method of ['qbft_getValidatorsByBlockNumber', 'istanbul_getValidators']) {
+      try {
+        const v = await this.call<unknown>(network, method, [hex(blockNumber)], { attempts: 1, timeoutMs: 2_000 });
+        if (Array.isArray(v) && v.every((a) => typeof a === 'string')) return v as string[];
+      } catch (err) {
+        if (!answeredWithError(err)) throw err;
+      }
     }
+    return null;
   }
 }

@@ -21,6 +21,11 @@ export interface ExplorerIndexerOptions {
   prefetch?: number;
   /** How often an instance without the lock tries to take it. */
   lockRetryMs?: number;
+  /**
+   * The chain is a dev chain this service runs: when it no longer holds the indexed blocks (an
+   * unclean stop lost its last seconds, or its state was deleted), the index follows it instead of halting.
+   */
+  localChain?: boolean;
 }
 
 /** First key of the indexer's advisory locks (the second is the chain id); the migration lock is 7991001. */
@@ -36,7 +41,8 @@ class StopIndexing extends Error {}
  * instance writes per network: the one holding a session advisory lock on a dedicated connection,
  * which also carries every write, so a writer whose connection died cannot write anything more.
  * QBFT blocks are final, so there is no reorg handling; a block whose parent is not the stored
- * block stops the network's indexing (on every instance) with an error log.
+ * block stops the network's indexing (on every instance) with an error log. A local dev chain is
+ * the exception: its index is rewound to what the chain still holds and indexing goes on.
  */
 export class ExplorerIndexer {
   private readonly log: Logger;
@@ -52,6 +58,8 @@ export class ExplorerIndexer {
   private halted: string | null = null;
   private failures = 0;
   private nodeDown = false;
+  /** For a local chain: whether the index was compared with the chain since this instance took the lock. */
+  private matched = false;
 
   constructor(private readonly o: ExplorerIndexerOptions) {
     this.log = o.logger.child({ component: 'explorer-indexer', network: o.network });
@@ -145,6 +153,7 @@ export class ExplorerIndexer {
     ]);
     if (!rows[0]?.locked) return false;
     this.leader = true;
+    this.matched = false;
     this.releaseWatcher = this.o.watcher.retain();
     const state = await this.o.index.state(this.o.network, this.lock);
     this.log.info(
@@ -171,7 +180,11 @@ export class ExplorerIndexer {
   /** Indexes what the node has beyond the index; returns the head when there was nothing to do. */
   private async step(): Promise<number | null> {
     const runner = this.lock!;
-    const state = await this.o.index.state(this.o.network, runner);
+    let state = await this.o.index.state(this.o.network, runner);
+    if (state && this.o.localChain && (state.haltedReason || !this.matched)) {
+      if (await this.followLocalChain(state)) state = await this.o.index.state(this.o.network, runner);
+      this.matched = true;
+    }
     if (state?.haltedReason) {
       if (this.halted === null) {
         this.log.error(
@@ -192,6 +205,8 @@ export class ExplorerIndexer {
     this.halted = null;
     const head = await this.o.reader.headNumber(this.o.network);
     const next = state ? state.lastBlock + 1 : this.o.startBlock;
+    // A local chain behind its index lost blocks (an unclean stop): compare again before waiting for it.
+    if (state && this.o.localChain && state.lastBlock > head) this.matched = false;
     if (next > head) return head;
     await this.catchUp(next, head, state);
     return null;
@@ -258,7 +273,40 @@ export class ExplorerIndexer {
     }
   }
 
+  /**
+   * Rewinds the index of a local dev chain to the last block the chain still has with the same hash
+   * (nothing when it was reset to a new genesis); returns whether the index changed.
+   */
+  private async followLocalChain(state: IndexState): Promise<boolean> {
+    const { network, reader, index } = this.o;
+    const head = await reader.headNumber(network);
+    let keep = Math.min(state.lastBlock, head);
+    let step = 1;
+    // Newest first, doubling the step: a short loss costs a few reads, a new genesis about log2(blocks).
+    for (; keep >= state.firstBlock; keep -= step, step *= 2) {
+      const [onChain] = await reader.blocks(network, [keep], false);
+      const stored = await index.blockByNumber(network, keep);
+      if (onChain && stored && onChain.hash.toLowerCase() === stored.hash.toLowerCase()) break;
+    }
+    if (keep >= state.lastBlock && !state.haltedReason) return false;
+    const from = Math.max(keep + 1, 0);
+    const lost = state.lastBlock - from + 1;
+    this.log.warn(
+      { lastIndexedBlock: state.lastBlock, chainHead: head, keptUpTo: from > state.firstBlock ? keep : null },
+      from > state.firstBlock
+        ? `The local ${network} dev chain lost its last ${lost} indexed blocks (an unclean stop); re-indexing from block ${from}`
+        : `The local ${network} dev chain is not the one indexed (it was reset); re-indexing it from the start`,
+    );
+    await index.forgetFrom(this.lock!, network, from);
+    this.halted = null;
+    return true;
+  }
+
   private async haltOnMismatch(number: number, parentHash: string, storedHash: string): Promise<never> {
+    if (this.o.localChain) {
+      this.matched = false;
+      throw new StopIndexing();
+    }
     const reason =
       `block ${number} has parent hash ${parentHash} but the indexed block ${number - 1} has hash ${storedHash}; ` +
       'QBFT blocks are final, so the node serves a different chain than the one indexed';

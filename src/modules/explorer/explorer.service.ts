@@ -63,6 +63,8 @@ export interface ExplorerConfig {
   indexerEnabled: boolean;
   /** Where a new index starts (INDEXER_START_BLOCK). */
   indexerStartBlock: number;
+  /** Networks served by a dev chain this service started: their index follows the chain if it loses blocks. */
+  localNetworks?: readonly Network[];
 }
 
 /** A block summary queued for a subscriber that does not read: more ends its subscription. */
@@ -141,6 +143,7 @@ export class ExplorerService {
         watcher: this.watchers[network],
         logger: this.log,
         startBlock: this.config.indexerStartBlock,
+        localChain: this.config.localNetworks?.includes(network) ?? false,
       });
       this.indexers[network] = indexer;
       indexer.start();
@@ -282,11 +285,12 @@ export class ExplorerService {
       indexer: {
         lastIndexedBlock,
         lagBlocks: lastIndexedBlock !== null && headForLag !== null ? Math.max(0, headForLag - lastIndexedBlock) : null,
+        haltedReason: state?.haltedReason ?? null,
       },
     };
   }
 
-  /** Validators: qbft_getValidatorsByBlockNumber, else the extraData's list, else the proposer. */
+  /** Validators: qbft_getValidatorsByBlockNumber or istanbul_getValidators, else the extraData's list, else the proposer. */
   private async validators(
     network: Network,
     blockNumber: number,
@@ -526,7 +530,8 @@ export class ExplorerService {
     while (to >= lowest && found.length < limit) {
       const from = Math.max(lowest, to - chunk + 1);
       const numbers = Array.from({ length: to - from + 1 }, (_, i) => to - i);
-      const fetched = await this.reader.blocks(network, numbers, true);
+      // The scan's own budget: a scan never holds the indexer's slots.
+      const fetched = await this.reader.blocks(network, numbers, true, 'scan');
       for (const block of fetched) {
         if (!block) continue;
         const timestamp = hexToNumber(block.timestamp);
@@ -545,6 +550,7 @@ export class ExplorerService {
     const receipts = await this.reader.receiptsOf(
       network,
       top.map((f) => f.tx.hash),
+      'scan',
     );
     return top.map(({ tx, timestamp }, i) => {
       const receipt: RpcReceipt | null = receipts[i] ?? null;

@@ -341,6 +341,14 @@ export class IndexerProgress {
     description: 'Blocks the index is behind the latest known block; null when unknown.',
   })
   lagBlocks!: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why indexing of this network stopped (the node serves another chain than the one indexed); null while it runs. ' +
+      'The README tells how to re-index.',
+  })
+  haltedReason!: string | null;
 }
 
 @ObjectType({ description: 'Summary of a network: last block, validators, block time, RPC health, index.' })

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Interface } from 'ethers';
 import { LRUCache } from 'lru-cache';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert } from '../../chain/revert-decoder';
@@ -9,6 +8,7 @@ import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
 import type { Credentials } from '../../server/context';
+import { RequestLimit } from '../../server/rate-limit';
 import type { UsageRecorder } from '../analytics/usage-recorder';
 import type { ContractEntity } from '../contracts/contract.entity';
 import type { ContractService } from '../contracts/contract.service';
@@ -59,7 +59,8 @@ function parseUint(value: string | null | undefined, field: string): bigint | un
  */
 export class GatewayService {
   private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
-  private readonly limiter?: RateLimiterMemory;
+  /** API_KEY_RATE_LIMIT: requests per second per key. */
+  private readonly keyLimit: RequestLimit;
   private readonly codec = new CallCodec();
   readonly idempotency: IdempotencyStore;
 
@@ -74,13 +75,21 @@ export class GatewayService {
     rateLimitPerSecond: number,
     private readonly logger: Logger,
   ) {
-    if (rateLimitPerSecond > 0) this.limiter = new RateLimiterMemory({ points: rateLimitPerSecond, duration: 1 });
+    this.keyLimit = new RequestLimit(rateLimitPerSecond, 1, 'requests for this API key');
     this.idempotency = new IdempotencyStore(ds);
   }
 
   async query(creds: Credentials, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
     return this.traced('query', async (trace) => {
       const { contract, abiMethod } = await this.authorize(creds, contractId, method, 'read', trace);
+      // A call would run it, answer null and change nothing: the caller meant invoke.
+      if (!abiMethod.readOnly) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `${abiMethod.signature} changes state: send it with invoke (POST .../invoke/${abiMethod.name}), not query`,
+          { method: abiMethod.signature },
+        );
+      }
       const data = this.codec.encode(contract.record.id, contract.iface, abiMethod, args);
       const raw = await this.chains
         .call(contract.record.network, { to: contract.record.address!, data })
@@ -144,7 +153,7 @@ export class GatewayService {
           });
         const prepared = await this.sender.prepare(request);
         const { txHash } = await this.sender.send(request, prepared);
-        return this.outcome(contract.record.network, txHash);
+        return this.outcome(contract.record.network, txHash, contract.iface);
       };
       const result = opts.idempotencyKey
         ? await this.idempotency.run(
@@ -162,7 +171,7 @@ export class GatewayService {
               )
               .digest('hex'),
             run,
-            (txHash) => this.outcome(contract.record.network, txHash),
+            (txHash) => this.outcome(contract.record.network, txHash, contract.iface),
           )
         : await run();
       trace.gasUsed = result.gasUsed;
@@ -171,11 +180,24 @@ export class GatewayService {
   }
 
   /** Waits for the receipt of a sent invoke and shapes the answer. */
-  private async outcome(network: ContractEntity['network'], txHash: string): Promise<GatewayInvokeResult> {
+  private async outcome(
+    network: ContractEntity['network'],
+    txHash: string,
+    iface: Interface,
+  ): Promise<GatewayInvokeResult> {
     const mined = await this.sender.waitForReceipt(network, txHash, RECEIPT_TIMEOUT_MS);
-    return mined
-      ? { txHash, blockNumber: mined.blockNumber, gasUsed: mined.gasUsed, status: mined.status }
-      : { txHash, blockNumber: null, gasUsed: null, status: 'pending' };
+    if (!mined) return { txHash, blockNumber: null, gasUsed: null, status: 'pending' };
+    const result: GatewayInvokeResult = {
+      txHash,
+      blockNumber: mined.blockNumber,
+      gasUsed: mined.gasUsed,
+      status: mined.status,
+    };
+    if (mined.status === 'reverted') {
+      const reason = await this.sender.revertReason(network, txHash, mined.blockNumber, iface);
+      if (reason !== undefined) result.revertReason = reason;
+    }
+    return result;
   }
 
   private reverted(revert: NonNullable<ReturnType<typeof decodeRevert>>): AppError {
@@ -256,22 +278,8 @@ export class GatewayService {
     return { contract, abiMethod, principal };
   }
 
-  private async rateLimit(keyId: string): Promise<void> {
-    if (!this.limiter) return;
-    try {
-      await this.limiter.consume(keyId);
-    } catch (e) {
-      if (!(e instanceof RateLimiterRes)) throw e;
-      const seconds = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
-      throw new AppError(
-        'RATE_LIMITED',
-        'Too many requests for this API key; slow down',
-        { retryAfterSeconds: seconds },
-        {
-          'Retry-After': String(seconds),
-        },
-      );
-    }
+  private rateLimit(keyId: string): Promise<void> {
+    return this.keyLimit.consume(keyId);
   }
 
   /** The contract, cached once it is deployed and registered (it cannot change after that). */

@@ -24,4 +24,10 @@ export class GatewayInvokeResult {
 
   @Field({ description: 'success, reverted, or pending (no receipt within 60 s).' })
   status!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Status reverted: the decoded reason or custom error, from the node’s receipt or a replay.',
+  })
+  revertReason?: string;
 }

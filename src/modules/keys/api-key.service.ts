@@ -51,6 +51,9 @@ const toInfo = (k: ApiKeyEntity): ApiKeyInfo => ({
 });
 
 /** Issues, lists and revokes API keys, and checks them on every gateway call. */
+/** Active API keys one developer may hold (API.md §1a): the per-key limit cannot be multiplied past it. */
+export const MAX_ACTIVE_KEYS = 100;
+
 export class ApiKeyService {
   private readonly cache = new LRUCache<string, CacheEntry>({ max: 10_000, ttl: CACHE_TTL_MS });
   private readonly touched = new Set<string>();
@@ -67,6 +70,13 @@ export class ApiKeyService {
   ) {
     this.flushTimer = setInterval(() => void this.flushTouches(), TOUCH_FLUSH_MS);
     this.flushTimer.unref();
+  }
+
+  /** Whether `key` is an active key this instance has already accepted (its cache only: no database access). */
+  isKnownActive(key: string): boolean {
+    if (!API_KEY_PATTERN.test(key) || !this.revocations.isListening) return false;
+    const entry = this.cache.get(hashApiKey(key));
+    return entry !== undefined && !('invalid' in entry);
   }
 
   /** Called by the revocation channel for every key revoked anywhere. */
@@ -94,17 +104,32 @@ export class ApiKeyService {
       if (!owned) throw new AppError('NOT_FOUND', 'No such contract');
     }
     const { key, prefix, hash } = generateApiKey();
-    const row = await this.ds.getRepository(ApiKeyEntity).save({
-      developerId: caller.id,
-      name: input.name?.trim() || null,
-      prefix,
-      keyHash: hash,
-      scopes,
-      contractId: input.contractId ?? null,
-      projectId: input.projectId ?? null,
-      status: 'active',
-      lastUsedAt: null,
-      revokedAt: null,
+    const row = await this.ds.transaction(async (tx) => {
+      // One developer's issues are serialized so that concurrent requests cannot pass the cap together.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${caller.id}`]);
+      const [{ active }] = (await tx.query(
+        `SELECT count(*)::int AS active FROM api_keys WHERE developer_id = $1 AND status = 'active'`,
+        [caller.id],
+      )) as [{ active: number }];
+      if (active >= MAX_ACTIVE_KEYS) {
+        throw new AppError(
+          'INVALID_STATE',
+          `A developer holds at most ${MAX_ACTIVE_KEYS} active API keys; revoke one before creating another`,
+          { activeKeys: active, limit: MAX_ACTIVE_KEYS },
+        );
+      }
+      return tx.getRepository(ApiKeyEntity).save({
+        developerId: caller.id,
+        name: input.name?.trim() || null,
+        prefix,
+        keyHash: hash,
+        scopes,
+        contractId: input.contractId ?? null,
+        projectId: input.projectId ?? null,
+        status: 'active',
+        lastUsedAt: null,
+        revokedAt: null,
+      });
     });
     this.logger.info({ developerId: caller.id, keyId: row.id, prefix }, 'API key issued');
     return {
@@ -197,6 +222,7 @@ export class ApiKeyService {
     }
     if ('invalid' in entry) throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
     this.touched.add(entry.principal.keyId);
+    await this.auth.countRequest(entry.principal.developerId);
     return entry.principal;
   }
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../errors/app-error';
 import type { CompileInput } from './compiler.types';
 
-export const DEFAULT_MAX_SOURCE_BYTES = 512 * 1024;
+/** The sources may fill the whole 1 MiB request body (API.md §1); the body limit is what refuses more. */
+export const DEFAULT_MAX_SOURCE_BYTES = 1024 * 1024;
 export const MAX_SOURCE_FILES = 50;
 const MAX_FILE_NAME_LENGTH = 200;
 /**

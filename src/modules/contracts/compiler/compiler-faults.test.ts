@@ -2,7 +2,7 @@ import { AppError } from '../../../errors/app-error';
 import { SolidityCompiler } from './compiler';
 
 /**
- * A real input that crashes soljson 0.8.20: a 60 000-term sum (240 KB, under the 512 KiB limit)
+ * A real input that crashes soljson 0.8.20: a 60 000-term sum (240 KB, under the 1 MiB limit)
  * parses fine (the parser loops over same-precedence operators), but its left-deep tree overflows
  * the stack of solc's recursive passes: RangeError "Maximum call stack size exceeded" thrown out
  * of the wasm, after which that soljson instance answers every compile with "Internal exception
@@ -66,10 +66,12 @@ describe('SolidityCompiler faults', () => {
       expect((await queued).contracts.map((c) => c.name)).toEqual(['Queued']);
       expect(compiler.stats).toMatchObject({ timeouts: 1, workersReplaced: 1 });
 
-      // Timeouts are not cached: the same input runs (and times out) again.
+      // A timed-out source is remembered (API.md §1a): the same input is answered at once, not run again.
       const dispatched = compiler.stats.compilesDispatched;
-      await rejectionOf(compiler.compile({ sources: { 'Slow.sol': SLOW } }));
-      expect(compiler.stats.compilesDispatched).toBe(dispatched + 1);
+      const remembered = await rejectionOf(compiler.compile({ sources: { 'Slow.sol': SLOW } }));
+      expect(remembered.message).toBe(timedOut.message);
+      expect(compiler.stats.compilesDispatched).toBe(dispatched);
+      expect(compiler.stats.exhaustedHits).toBe(1);
     } finally {
       await compiler.close();
     }

@@ -16,6 +16,7 @@ import {
   serviceDiagnostic,
 } from './solc-output';
 import { SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
+import { sourceShapeKey } from './source-shape';
 
 export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, CompilerInfo } from './compiler.types';
 export { findOpcode, PUSH0 } from './opcode-scan';
@@ -34,11 +35,19 @@ const OUTPUT_SELECTION = [
 ];
 
 export interface SolidityCompilerOptions {
-  /** Worker threads (default: one per spare core, at least 1, at most 4; 1 on a 2-core machine). */
+  /**
+   * Worker threads of the developers' lane (default: one per spare core, at least 2, at most 4), so
+   * that one developer's pathological compile leaves a worker to the others; the second starts only
+   * when the first is busy. The anonymous lane has one more.
+   */
   workers?: number;
   /** A compile running longer fails with 422 COMPILATION_FAILED and its worker is replaced (default 20 s). */
   timeoutMs?: number;
-  /** Total UTF-8 size of the submitted sources (default 512 KiB). */
+  /** The same for anonymous callers, who compile in their own lane (default 5 s). */
+  anonymousTimeoutMs?: number;
+  /** How long a source that ran out of time or memory is answered 422 at once (default 15 min). */
+  exhaustedMemoryMs?: number;
+  /** Total UTF-8 size of the submitted sources (default 1 MiB, the body limit). */
   maxSourceBytes?: number;
   /** Compile outcomes remembered, least recently used first out (default 200; 0 disables). */
   cacheEntries?: number;
@@ -47,10 +56,18 @@ export interface SolidityCompilerOptions {
   logger?: pino.Logger;
 }
 
-/** Counters for tests and metrics. */
+/** Counters for tests and metrics (both lanes together). */
 export interface SolidityCompilerStats extends SolcWorkerPoolStats {
   cacheHits: number;
+  /** Compiles answered at once because the same source (less comments and layout) exhausted a lane. */
+  exhaustedHits: number;
 }
+
+/**
+ * Who compiles: anonymous callers share one lane with a short time limit; logged-in developers
+ * (and deployments) have their own, so an anonymous pathological source never holds them up.
+ */
+export type CompileLane = 'anonymous' | 'developer';
 
 /** A remembered outcome: a success, or a failure that the same input would reproduce. */
 type CachedCompile =
@@ -71,7 +88,13 @@ function releaseVersion(longVersion: string | undefined): string {
  */
 export class SolidityCompiler {
   private readonly pool: SolcWorkerPool;
+  private readonly anonymousPool: SolcWorkerPool;
   private readonly cache: LRUCache<string, CachedCompile>;
+  /** Sources (by shape) that ran out of time or memory, and in which lane. */
+  private readonly exhausted: LRUCache<string, { lane: CompileLane; error: CachedCompile }>;
+  private exhaustedHits = 0;
+  /** The last compile of each developer, for their next one to wait on. */
+  private readonly callerTails = new Map<string, Promise<void>>();
   /** Identical compiles running now share one worker run. */
   private readonly inFlight = new Map<string, Promise<CachedCompile>>();
   private readonly maxSourceBytes: number;
@@ -79,25 +102,45 @@ export class SolidityCompiler {
   private cacheHits = 0;
 
   constructor(opts: SolidityCompilerOptions = {}) {
-    const workers = opts.workers ?? Math.min(4, availableParallelism() - 1);
+    const workers = opts.workers ?? Math.max(2, Math.min(4, availableParallelism() - 1));
     this.pool = new SolcWorkerPool({
       size: Math.max(1, Math.floor(workers)),
       timeoutMs: opts.timeoutMs ?? 20_000,
       maxQueued: opts.maxQueued ?? 50,
       logger: opts.logger,
     });
+    this.anonymousPool = new SolcWorkerPool({
+      size: 1,
+      timeoutMs: opts.anonymousTimeoutMs ?? 5_000,
+      maxQueued: opts.maxQueued ?? 50,
+      logger: opts.logger,
+    });
+    this.exhausted = new LRUCache({ max: 1000, ttl: opts.exhaustedMemoryMs ?? 15 * 60_000 });
     this.cache = new LRUCache({ max: Math.max(1, opts.cacheEntries ?? 200) });
     this.maxSourceBytes = opts.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
     this.logger = opts.logger;
   }
 
   get stats(): SolidityCompilerStats {
-    return { ...this.pool.stats, cacheHits: this.cacheHits };
+    const [a, b] = [this.pool.stats, this.anonymousPool.stats];
+    return {
+      workersStarted: a.workersStarted + b.workersStarted,
+      workersReplaced: a.workersReplaced + b.workersReplaced,
+      compilesDispatched: a.compilesDispatched + b.compilesDispatched,
+      crashes: a.crashes + b.crashes,
+      timeouts: a.timeouts + b.timeouts,
+      cacheHits: this.cacheHits,
+      exhaustedHits: this.exhaustedHits,
+    };
   }
 
   /** The compiler settings results carry. */
   get compilerInfo(): CompilerInfo {
-    return { version: releaseVersion(this.pool.version), evmVersion: EVM_VERSION, optimizer: { ...OPTIMIZER } };
+    return {
+      version: releaseVersion(this.pool.version ?? this.anonymousPool.version),
+      evmVersion: EVM_VERSION,
+      optimizer: { ...OPTIMIZER },
+    };
   }
 
   /** Starts a worker now instead of on the first compile (soljson takes ~1 s to load). */
@@ -106,17 +149,46 @@ export class SolidityCompiler {
   }
 
   /** Compiles `input.sources`; returns every deployable contract of them, or only `input.contractName`. */
-  async compile(input: CompileInput): Promise<CompileResult> {
+  /**
+   * Compiles in `lane`. With `caller` (a developer id), that caller's compiles run one after the
+   * other, so one developer never holds more than one worker of the developers' lane.
+   */
+  compile(input: CompileInput, lane: CompileLane = 'developer', caller?: string): Promise<CompileResult> {
+    if (caller === undefined) return this.compileNow(input, lane);
+    const previous = this.callerTails.get(caller) ?? Promise.resolve();
+    const mine = previous.then(
+      () => this.compileNow(input, lane),
+      () => this.compileNow(input, lane),
+    );
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.callerTails.set(caller, tail);
+    void tail.then(() => {
+      if (this.callerTails.get(caller) === tail) this.callerTails.delete(caller);
+    });
+    return mine;
+  }
+
+  private async compileNow(input: CompileInput, lane: CompileLane): Promise<CompileResult> {
     const valid = validateCompileInput(input, this.maxSourceBytes);
     const key = this.cacheKeyOf(valid.sources);
+    const shape = sourceShapeKey(valid.sources);
     let entry = this.cache.get(key);
+    const exhausted = entry ? undefined : this.exhausted.get(shape);
     if (entry) {
       this.cacheHits += 1;
+    } else if (exhausted && (exhausted.lane === 'developer' || lane === 'anonymous')) {
+      // It ran out of time or memory in this lane (or in the roomier one) a moment ago: not again.
+      this.exhaustedHits += 1;
+      entry = exhausted.error;
     } else {
-      let running = this.inFlight.get(key);
+      const flightKey = `${lane}:${key}`;
+      let running = this.inFlight.get(flightKey);
       if (!running) {
-        running = this.compileUncached(valid.sources, key).finally(() => this.inFlight.delete(key));
-        this.inFlight.set(key, running);
+        running = this.compileUncached(valid.sources, key, lane, shape).finally(() => this.inFlight.delete(flightKey));
+        this.inFlight.set(flightKey, running);
       }
       entry = await running;
     }
@@ -133,8 +205,8 @@ export class SolidityCompiler {
   }
 
   /** Terminates the workers; later compiles fail with 503 SERVICE_UNAVAILABLE. */
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), this.anonymousPool.close()]);
   }
 
   /**
@@ -143,7 +215,12 @@ export class SolidityCompiler {
    * and over). Not cached: timeouts (they depend on load), internal compiler errors (they may come
    * from a worker's state), refused imports and anything thrown before solc runs (cheap to redo).
    */
-  private async compileUncached(sources: SortedSources, key: string): Promise<CachedCompile> {
+  private async compileUncached(
+    sources: SortedSources,
+    key: string,
+    lane: CompileLane,
+    shape: string,
+  ): Promise<CachedCompile> {
     const allSources = await collectSources(sources);
     const standardJson = JSON.stringify({
       language: 'Solidity',
@@ -157,7 +234,7 @@ export class SolidityCompiler {
       },
     });
     const started = Date.now();
-    const outcome = await this.pool.run(standardJson);
+    const outcome = await (lane === 'anonymous' ? this.anonymousPool : this.pool).run(standardJson);
     this.logger?.debug(
       { ms: Date.now() - started, kind: outcome.kind, files: sources.length },
       'solc compile finished',
@@ -169,12 +246,16 @@ export class SolidityCompiler {
       const seconds = Math.round(outcome.timeoutMs / 100) / 10;
       entry = this.failure(compilationFailed([serviceDiagnostic(`compilation timed out after ${seconds} s`)]));
       cacheable = false;
+      this.exhausted.set(shape, { lane, error: entry });
     } else if (outcome.kind === 'crashed') {
       entry = this.failure(
         compilationFailed([serviceDiagnostic(`the compiler crashed on this input (${outcome.reason})`)]),
       );
+      this.exhausted.set(shape, { lane, error: entry });
     } else {
       cacheable = !outcome.internalError;
+      // solc ran out of its bounded memory: as good as a timeout for this source.
+      const outOfMemory = outcome.internalError && outcome.output.includes('bad_alloc');
       try {
         entry = {
           ok: true,
@@ -188,6 +269,7 @@ export class SolidityCompiler {
         if (!(e instanceof AppError) || e.code !== 'COMPILATION_FAILED') throw e;
         entry = this.failure(e);
       }
+      if (outOfMemory) this.exhausted.set(shape, { lane, error: entry });
     }
     if (cacheable) this.cache.set(key, entry);
     return entry;

@@ -24,6 +24,8 @@ export interface SolcWorkerPoolOptions {
   timeoutMs: number;
   /** Compiles allowed to wait for a worker; beyond it, 503 SERVICE_UNAVAILABLE. */
   maxQueued: number;
+  /** Bound of solc's wasm memory per worker (default MAX_WORKER_HEAP_BYTES). */
+  maxHeapBytes?: number;
   logger?: Logger;
 }
 
@@ -36,10 +38,12 @@ export interface SolcWorkerPoolStats {
   timeouts: number;
 }
 
+/** Bound of solc's wasm memory per worker: growth past it fails the compile as a crash (SECURITY.md). */
+export const MAX_WORKER_HEAP_BYTES = 768 * 1024 * 1024;
 /** The wasm heap never shrinks; a worker whose heap grew past this is replaced after its compile. */
-const MAX_WORKER_HEAP_BYTES = 1024 * 1024 * 1024;
+const RETIRE_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 /** V8 heap bound per worker (solc's wasm memory is outside it); exceeding it ends the worker, seen as a crash. */
-const WORKER_OLD_GENERATION_MB = 512;
+export const WORKER_OLD_GENERATION_MB = 256;
 
 interface Job {
   id: number;
@@ -162,7 +166,10 @@ export class SolcWorkerPool {
 
   /** Starts a worker; undefined when even creating the thread failed. */
   private spawn(): PoolSlot | undefined {
-    const data: SolcWorkerData = { solcPackageJson: require.resolve('solc/package.json') };
+    const data: SolcWorkerData = {
+      solcPackageJson: require.resolve('solc/package.json'),
+      maxHeapBytes: this.opts.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES,
+    };
     let worker: Worker;
     try {
       worker = new Worker(workerEntry(), {
@@ -200,7 +207,7 @@ export class SolcWorkerPool {
           refusedImports: message.refusedImports,
           internalError: message.internalError,
         });
-        if (message.internalError || message.heapBytes > MAX_WORKER_HEAP_BYTES) {
+        if (message.internalError || message.heapBytes > RETIRE_WORKER_HEAP_BYTES) {
           this.opts.logger?.warn(
             { internalError: message.internalError, heapBytes: message.heapBytes },
             'solc worker retired after an internal compiler error or heap growth',

@@ -4,6 +4,8 @@
 export interface SolcWorkerData {
   /** Absolute path of solc's package.json; solc is loaded relative to it. */
   solcPackageJson: string;
+  /** solc's wasm memory may not grow past this; a compile that needs more fails as a crash. */
+  maxHeapBytes: number;
 }
 
 /** Pool → worker. */

@@ -33,7 +33,16 @@ function hasInternalError(output: string): boolean {
 function start(): void {
   const port = parentPort;
   if (!port) throw new Error('solc-worker must run in a worker thread');
-  const { solcPackageJson } = workerData as SolcWorkerData;
+  const { solcPackageJson, maxHeapBytes } = workerData as SolcWorkerData;
+  // The wasm heap lives outside V8's resourceLimits: its growth is refused here instead, so that
+  // solc fails with an out-of-memory abort (a crash the pool handles) rather than take the process.
+  const grow = WebAssembly.Memory.prototype.grow;
+  WebAssembly.Memory.prototype.grow = function (this: WebAssembly.Memory, delta: number): number {
+    if (this.buffer.byteLength + delta * 65_536 > maxHeapBytes) {
+      throw new RangeError(`solc memory limit of ${maxHeapBytes} bytes reached`);
+    }
+    return grow.call(this, delta);
+  };
   const requireFromSolc = createRequire(solcPackageJson);
   // require() is untyped; the interfaces above describe the few members used.
   const solc = requireFromSolc('./index.js') as SolcWrapper;

@@ -188,6 +188,30 @@ describe.each(['Token', 'Overloads', 'Orders', 'Vault'])('contract spec of %s', 
     await expect(validate(openapi)).resolves.toBeDefined();
   });
 
+  it('passes Redocly and Spectral (spectral:oas) without an error', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'contract-lint-'));
+    const file = path.join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(openapi));
+    const lint = async (command: string, args: string[]) => {
+      try {
+        await promisify(execFile)(path.join(ROOT, 'node_modules/.bin', command), args, {
+          cwd: ROOT,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        });
+        return '';
+      } catch (err) {
+        const e = err as { stdout?: string; stderr?: string };
+        return `${e.stdout ?? ''}${e.stderr ?? ''}`;
+      }
+    };
+    try {
+      expect(await lint('redocly', ['lint', '--format=summary', file])).toBe('');
+      expect(await lint('spectral', ['lint', '--fail-severity=error', '-r', '.spectral.yaml', file])).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('validates as Swagger 2.0', async () => {
     expect(swagger).toMatchObject({ swagger: '2.0', host: 'api.example.org', basePath: '/', schemes: ['https'] });
     await expect(validate(swagger)).resolves.toBeDefined();

@@ -46,7 +46,8 @@ export function responseSchema(op: ContractOperation, dialect: SpecDialect): Sch
   if (outputs.length === 0) {
     result =
       dialect === 'openapi3'
-        ? { nullable: true, enum: [null], description: 'Always null: the function returns nothing' }
+        ? // OpenAPI 3.0 gives `nullable` meaning only beside a `type`; the enum leaves null alone.
+          { type: 'object', nullable: true, enum: [null], description: 'Always null: the function returns nothing' }
         : { 'x-nullable': true, description: 'Always null: the function returns nothing' };
   } else if (outputs.length === 1) {
     result = paramSchema(outputs[0], dialect, 'output');
@@ -78,6 +79,10 @@ export function invokeResultSchema(dialect: SpecDialect): Schema {
       blockNumber: nullable({ type: 'integer', format: 'int64', description: 'Block of the receipt' }, dialect),
       gasUsed: nullable({ type: 'string', pattern: '^[0-9]+$', description: 'Gas used, decimal' }, dialect),
       status: { type: 'string', enum: ['success', 'reverted', 'pending'] },
+      revertReason: nullable(
+        { type: 'string', description: 'Status reverted: the decoded reason or custom error, when it can be known' },
+        dialect,
+      ),
     },
     required: ['txHash', 'blockNumber', 'gasUsed', 'status'],
   };
@@ -119,7 +124,8 @@ export const ERROR_RESPONSES: ReadonlyArray<{ status: string; name: string; desc
   {
     status: '422',
     name: 'Unprocessable',
-    description: 'EXECUTION_REVERTED (decoded reason or custom error), INSUFFICIENT_FUNDS, IDEMPOTENCY_KEY_REUSED',
+    description:
+      'EXECUTION_REVERTED (decoded reason or custom error), INSUFFICIENT_FUNDS, TRANSACTION_REFUSED (details.reason: the node’s words), IDEMPOTENCY_KEY_REUSED',
   },
   { status: '429', name: 'TooManyRequests', description: 'RATE_LIMITED, with a Retry-After header (seconds)' },
   { status: '500', name: 'Internal', description: 'INTERNAL' },

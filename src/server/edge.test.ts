@@ -1,0 +1,63 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { clientAddressOf, hasMetricsToken, responseHygiene } from './edge';
+
+const request = (remoteAddress: string, forwarded?: string) =>
+  ({
+    headers: forwarded ? { 'x-forwarded-for': forwarded } : {},
+    socket: { remoteAddress },
+    connection: { remoteAddress },
+  }) as unknown as http.IncomingMessage;
+
+describe('client address', () => {
+  it('is the socket peer unless TRUST_PROXY says otherwise', () => {
+    expect(clientAddressOf(undefined)(request('10.0.0.2', '1.2.3.4'))).toBe('10.0.0.2');
+    expect(clientAddressOf('false')(request('10.0.0.2', '1.2.3.4'))).toBe('10.0.0.2');
+    expect(clientAddressOf('true')(request('10.0.0.2', '9.9.9.9, 1.2.3.4'))).toBe('9.9.9.9');
+    expect(clientAddressOf('1')(request('10.0.0.2', '9.9.9.9, 1.2.3.4'))).toBe('1.2.3.4');
+    expect(clientAddressOf('10.0.0.0/8')(request('10.0.0.2', '9.9.9.9, 1.2.3.4'))).toBe('1.2.3.4');
+    // A peer that is not a trusted proxy cannot choose its address.
+    expect(clientAddressOf('10.0.0.0/8')(request('8.8.8.8', '1.2.3.4'))).toBe('8.8.8.8');
+  });
+});
+
+describe('response hygiene', () => {
+  async function serve(origins: string[] | undefined) {
+    const hygiene = responseHygiene(origins);
+    const server = http.createServer((req, res) => hygiene(req, res, () => res.end('ok')));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it('echoes only the listed origins with CORS_ORIGINS, and marks answers nosniff and no-store as due', async () => {
+    const { server, url } = await serve(['https://app.example.org']);
+    try {
+      const preflight = (origin: string) =>
+        fetch(`${url}/graphql`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
+      const allowed = await preflight('https://app.example.org');
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
+      const foreign = await preflight('https://evil.example');
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      const get = await fetch(`${url}/x`);
+      expect(get.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(get.headers.get('cache-control')).toBeNull();
+      const post = await fetch(`${url}/x`, { method: 'POST' });
+      expect(post.headers.get('cache-control')).toBe('no-store');
+      const authed = await fetch(`${url}/x`, { headers: { 'x-api-key': 'svc_x' } });
+      expect(authed.headers.get('cache-control')).toBe('no-store');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('compares the metrics token in full', () => {
+    const req = (authorization?: string) => ({ headers: { authorization } }) as http.IncomingMessage;
+    expect(hasMetricsToken(req('Bearer s3cret-token'), 's3cret-token')).toBe(true);
+    expect(hasMetricsToken(req('Bearer s3cret'), 's3cret-token')).toBe(false);
+    expect(hasMetricsToken(req(), 's3cret-token')).toBe(false);
+  });
+});
