@@ -2,6 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { client, type Client } from './kit/http';
+import { newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { startStack, type Stack } from './kit/stack';
 
@@ -388,6 +389,41 @@ describe('hostile clients, per-address limits', () => {
     expectLimited(burst.find((r) => r.status === 429)!);
   });
 
+  it("charges a developer's token and known key on public routes to that developer, once per request", async () => {
+    const explorer = (headers: Record<string, string>) =>
+      api.get('/api/explorer/network-status?network=testnet', {
+        headers: { 'x-forwarded-for': '203.0.113.8', ...headers },
+      });
+    await new Promise((r) => setTimeout(r, 1100));
+    // Ten requests fit the developer's budget of ten: the edge and the token check count each once.
+    const fit = await Promise.all(
+      Array.from({ length: 10 }, () => api.get('/api/devportal/auth/me', { token: dev.token })),
+    );
+    expect(fit.map((r) => r.status)).toEqual(Array(10).fill(200));
+    await new Promise((r) => setTimeout(r, 1100));
+    // A signed token does not lift the address limit for free: public routes spend its developer's budget.
+    const viaToken = await Promise.all(
+      Array.from({ length: 15 }, () => explorer({ authorization: `Bearer ${dev.token}` })),
+    );
+    expect(viaToken.filter((r) => r.status === 200)).toHaveLength(10);
+    const limited = viaToken.find((r) => r.status === 429)!;
+    expectLimited(limited);
+    expect(limited.body.error.message).toMatch(/developer/);
+    await new Promise((r) => setTimeout(r, 1100));
+    // So does a key the instance has already accepted (its first use below makes it known).
+    const { apiKey } = await newKey(api, dev, { name: 'edge' });
+    const gateway = await api.post(
+      '/api/devportal/contracts/00000000-0000-4000-8000-000000000000/query/totalSupply',
+      {},
+      { apiKey },
+    );
+    expect(gateway.status).toBe(404);
+    await new Promise((r) => setTimeout(r, 1100));
+    const viaKey = await Promise.all(Array.from({ length: 15 }, () => explorer({ 'x-api-key': apiKey })));
+    expect(viaKey.filter((r) => r.status === 200)).toHaveLength(10);
+    expectLimited(viaKey.find((r) => r.status === 429)!);
+  });
+
   it('caps WebSocket connections per client address', async () => {
     const open = await Promise.all([1, 2, 3].map(() => openGraphqlWs(stack.url)));
     const fourth = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
@@ -397,5 +433,21 @@ describe('hostile clients, per-address limits', () => {
     });
     expect(status).toBe(429);
     for (const c of open) c.socket.close();
+  });
+
+  it('charges a logged-out token to its developer, never to nobody', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await api.post('/api/devportal/auth/logout', undefined, { token: dev.token })).status).toBe(201);
+    expect((await api.get('/api/devportal/auth/me', { token: dev.token })).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 1100));
+    const burst = await Promise.all(
+      Array.from({ length: 15 }, () =>
+        api.get('/api/explorer/network-status?network=testnet', {
+          headers: { 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${dev.token}` },
+        }),
+      ),
+    );
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(10);
+    expectLimited(burst.find((r) => r.status === 429)!);
   });
 });

@@ -10,6 +10,11 @@ export interface Credentials {
   apiKey?: string;
   /** An Authorization header was sent but is not of the form `Bearer <token>`. */
   malformedAuthorization?: boolean;
+  /**
+   * The developer whose request budget (DEVELOPER_RATE_LIMIT) the HTTP edge already charged for
+   * this request, so that the service that checks the credentials does not charge it twice.
+   */
+  chargedTo?: string;
 }
 
 /** Per-request context shared by GraphQL over HTTP, GraphQL over WebSocket and REST. */

@@ -171,27 +171,37 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     req.resume();
   };
   /**
-   * Whether a request escapes the anonymous limit: a developer token that verifies, or an API key
-   * this instance has already accepted. A made-up credential counts as anonymous, so sending one
-   * does not lift the limit (a key's first request on an instance counts as anonymous too).
+   * The developer a request is charged to: a developer token that verifies, or an API key this
+   * instance has already accepted. Any other request, a made-up credential included, counts as
+   * anonymous against its address (a key's first request on an instance counts as anonymous too;
+   * the key service charges its developer once it has checked it).
    */
-  const hasVerifiedCredentials = (req: http.IncomingMessage): boolean => {
+  const developerOf = (req: http.IncomingMessage): string | undefined => {
     const creds = credentialsFromHttpHeaders(req.headers);
     const key = creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
-    if (key !== undefined) return services.keys.isKnownActive(key);
-    return creds.bearer !== undefined && services.auth.isValidToken(creds.bearer);
+    if (key !== undefined) return services.keys.knownDeveloper(key);
+    return creds.bearer !== undefined ? services.auth.developerOfToken(creds.bearer) : undefined;
   };
+  /** Requests already charged to a developer at the edge (read back by `contextFor`). */
+  const chargedAtEdge = new WeakMap<http.IncomingMessage, string>();
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     begin(req, res, path);
     hygiene(req, res, () => {
-      if (!services.limits.public.enabled || OPS_PATHS.has(path) || hasVerifiedCredentials(req)) {
-        return dispatch(req, res);
-      }
-      services.limits.public.consume(clientAddress(req)).then(
-        () => dispatch(req, res),
+      if (OPS_PATHS.has(path)) return dispatch(req, res);
+      const developerId = developerOf(req);
+      const [limit, key] =
+        developerId !== undefined
+          ? [services.limits.developer, developerId]
+          : [services.limits.public, clientAddress(req)];
+      if (!limit.enabled) return dispatch(req, res);
+      limit.consume(key).then(
+        () => {
+          if (developerId !== undefined) chargedAtEdge.set(req, developerId);
+          dispatch(req, res);
+        },
         (error: unknown) => refuse(req, res, path, error),
       );
     });
@@ -222,7 +232,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
   }
   const contextFor = (requestId: string, req: http.IncomingMessage): RequestContext =>
-    new Context(requestId, clientAddress(req), credentialsFromHttpHeaders(req.headers), req.headers['idempotency-key']);
+    new Context(
+      requestId,
+      clientAddress(req),
+      { ...credentialsFromHttpHeaders(req.headers), chargedTo: chargedAtEdge.get(req) },
+      req.headers['idempotency-key'],
+    );
 
   const tooLarge: PublicError = {
     status: 413,

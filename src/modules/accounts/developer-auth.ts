@@ -13,18 +13,24 @@ export class DeveloperAuth {
     private readonly developerLimit?: RequestLimit,
   ) {}
 
-  /** Whether `token` is a developer token this service signed and that has not expired (no database access). */
-  isValidToken(token: string): boolean {
+  /**
+   * The developer of `token` when it is a developer token this service signed and that has not
+   * expired (no database access: a token revoked by a logout still names its developer here).
+   */
+  developerOfToken(token: string): string | undefined {
     try {
-      this.tokens.verify(token);
-      return true;
+      return this.tokens.verify(token).developerId;
     } catch {
-      return false;
+      return undefined;
     }
   }
 
-  /** Counts one authenticated request against the developer's budget over all keys and tokens. */
-  async countRequest(developerId: string): Promise<void> {
+  /**
+   * Counts one authenticated request against the developer's budget over all keys and tokens,
+   * unless the HTTP edge already charged this request to that developer.
+   */
+  async countRequest(developerId: string, creds: Credentials): Promise<void> {
+    if (creds.chargedTo === developerId) return;
     await this.developerLimit?.consume(developerId);
   }
 
@@ -46,7 +52,7 @@ export class DeveloperAuth {
     if (claims.generation !== developer.tokenGeneration) {
       throw new AppError('UNAUTHENTICATED', 'The access token was revoked by a logout; log in again');
     }
-    await this.countRequest(developer.id);
+    await this.countRequest(developer.id, creds);
     return developer;
   }
 

@@ -17,6 +17,8 @@ export const API_KEY_PREFIX_LENGTH = 12;
 const DEFAULT_SCOPES: ApiKeyScope[] = ['read', 'write'];
 /** Cached answers are re-read this often even without a notification, as a safety net. */
 const CACHE_TTL_MS = 60_000;
+/** How long a revocation waits for every instance to acknowledge it before answering anyway. */
+const REVOCATION_ACK_TIMEOUT_MS = 2000;
 /** lastUsedAt is written in batches at this pace (API.md §7 allows 60 s of lag). */
 const TOUCH_FLUSH_MS = 30_000;
 
@@ -72,11 +74,14 @@ export class ApiKeyService {
     this.flushTimer.unref();
   }
 
-  /** Whether `key` is an active key this instance has already accepted (its cache only: no database access). */
-  isKnownActive(key: string): boolean {
-    if (!API_KEY_PATTERN.test(key) || !this.revocations.isListening) return false;
+  /**
+   * The developer of `key` when it is an active key this instance has already accepted (its
+   * cache only: no database access); undefined for any other key.
+   */
+  knownDeveloper(key: string): string | undefined {
+    if (!API_KEY_PATTERN.test(key) || !this.revocations.isListening) return undefined;
     const entry = this.cache.get(hashApiKey(key));
-    return entry !== undefined && !('invalid' in entry);
+    return entry === undefined || 'invalid' in entry ? undefined : entry.principal.developerId;
   }
 
   /** Called by the revocation channel for every key revoked anywhere. */
@@ -156,29 +161,40 @@ export class ApiKeyService {
 
   /**
    * Revokes a key of the caller; revoking twice answers the same. The answer is given only after
-   * the revocation has gone round the notification channel, so every instance refuses the key
-   * from the next request on.
+   * every instance listening on the database has acknowledged the revocation (2 s at most), so
+   * every instance refuses the key from the next request on.
    */
   async revoke(creds: Credentials, keyId: string): Promise<RevokedApiKey> {
     const caller = await this.auth.requireDeveloper(creds);
     if (!isUuid(keyId)) throw new AppError('NOT_FOUND', 'No such API key');
-    let heard: Promise<void> = Promise.resolve();
-    const result = await this.ds.transaction(async (m) => {
-      const [rows] = (await m.query(
-        `UPDATE api_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
+    let acks: ReturnType<RevocationChannel['expect']> | undefined;
+    const result = await this.ds
+      .transaction(async (m) => {
+        const [rows] = (await m.query(
+          `UPDATE api_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
           WHERE id = $1 AND developer_id = $2
           RETURNING key_hash, revoked_at`,
-        [keyId, caller.id],
-      )) as [Array<{ key_hash: string; revoked_at: Date }>, number];
-      const row = rows[0];
-      if (!row) throw new AppError('NOT_FOUND', 'No such API key');
-      // Listen for our own notification before it can be delivered (at commit).
-      heard = this.revocations.waitFor(row.key_hash, 2000).done;
-      await m.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, row.key_hash]);
-      return row;
-    });
+          [keyId, caller.id],
+        )) as [Array<{ key_hash: string; revoked_at: Date }>, number];
+        const row = rows[0];
+        if (!row) throw new AppError('NOT_FOUND', 'No such API key');
+        // Collect the instances' acknowledgements from before the notification is delivered (at commit).
+        acks = this.revocations.expect(row.key_hash);
+        await m.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, row.key_hash]);
+        return { ...row, acks };
+      })
+      .catch((err: unknown) => {
+        acks?.cancel();
+        throw err;
+      });
     this.forget(result.key_hash);
-    await heard;
+    const { missing } = await result.acks.settled(this.ds, REVOCATION_ACK_TIMEOUT_MS);
+    if (missing.length > 0) {
+      this.logger.warn(
+        { keyId, instances: missing },
+        'Instances did not acknowledge an API key revocation in time; they refuse the key once they hear it',
+      );
+    }
     this.logger.info({ developerId: caller.id, keyId }, 'API key revoked');
     return { id: keyId, status: 'revoked', revokedAt: result.revoked_at };
   }
@@ -222,7 +238,7 @@ export class ApiKeyService {
     }
     if ('invalid' in entry) throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
     this.touched.add(entry.principal.keyId);
-    await this.auth.countRequest(entry.principal.developerId);
+    await this.auth.countRequest(entry.principal.developerId, creds);
     return entry.principal;
   }
 

@@ -1,19 +1,46 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Logger } from '../../logger';
 
 /** PostgreSQL channel on which every instance hears of revoked API keys. */
 export const REVOCATION_CHANNEL = 'api_key_revoked';
+/** Channel on which every instance answers `<instance id> <key hash>` once it has forgotten the key. */
+export const REVOCATION_ACK_CHANNEL = 'api_key_revoked_ack';
+/** `application_name` prefix of the listening connections: how the revoker counts the instances. */
+export const LISTENER_APPLICATION_PREFIX = 'devportal-revocations:';
 const RECONNECT_MS = 1000;
+const LIST_REFRESH_MS = 200;
+
+/** Something that can run one SQL query (the service's DataSource). */
+export interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+interface AckWaiter {
+  readonly acked: Set<string>;
+  wake(): void;
+}
+
+/** The outcome of waiting for every instance: the instances that did not answer in time. */
+export interface RevocationSettled {
+  readonly missing: string[];
+}
 
 /**
  * A dedicated LISTEN connection. While it is connected, instances may cache keys; when it drops,
  * `onReset` empties the cache (notifications may have been missed) until it is back.
+ *
+ * Every instance answers each revocation it hears on REVOCATION_ACK_CHANNEL after forgetting the
+ * key, so the revoking instance can wait until every instance listening on this database (seen
+ * in `pg_stat_activity` by the application name of its LISTEN connection) has forgotten it. An
+ * instance that is not listening caches nothing, so it needs no answer.
  */
 export class RevocationChannel {
+  readonly instanceId = randomUUID();
   private client?: Client;
   private stopped = false;
   private connected = false;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<AckWaiter>>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -32,13 +59,26 @@ export class RevocationChannel {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    const client = new Client({
+      connectionString: this.databaseUrl,
+      connectionTimeoutMillis: 5000,
+      application_name: `${LISTENER_APPLICATION_PREFIX}${this.instanceId}`,
+    });
     client.on('notification', (msg) => {
-      if (msg.channel !== REVOCATION_CHANNEL || !msg.payload) return;
-      this.onRevoked(msg.payload);
-      const waiting = this.waiters.get(msg.payload);
-      this.waiters.delete(msg.payload);
-      waiting?.forEach((resolve) => resolve());
+      if (!msg.payload) return;
+      if (msg.channel === REVOCATION_CHANNEL) {
+        this.onRevoked(msg.payload);
+        client
+          .query('SELECT pg_notify($1, $2)', [REVOCATION_ACK_CHANNEL, `${this.instanceId} ${msg.payload}`])
+          .catch((err: unknown) => this.logger.warn({ err }, 'Could not acknowledge an API key revocation'));
+      } else if (msg.channel === REVOCATION_ACK_CHANNEL) {
+        const [instance, keyHash] = msg.payload.split(' ');
+        if (!instance || !keyHash) return;
+        for (const waiter of this.waiters.get(keyHash) ?? []) {
+          waiter.acked.add(instance);
+          waiter.wake();
+        }
+      }
     });
     const lost = (err?: unknown) => {
       if (this.client !== client) return;
@@ -56,25 +96,67 @@ export class RevocationChannel {
     try {
       await client.connect();
       await client.query(`LISTEN ${REVOCATION_CHANNEL}`);
+      await client.query(`LISTEN ${REVOCATION_ACK_CHANNEL}`);
       this.connected = true;
     } catch (err) {
       lost(err);
     }
   }
 
-  /** Resolves once this instance has heard the revocation of `keyHash` (or after `timeoutMs`). */
-  waitFor(keyHash: string, timeoutMs: number): { done: Promise<void> } {
-    if (!this.connected) return { done: Promise.resolve() };
-    const done = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      const set = this.waiters.get(keyHash) ?? new Set();
-      set.add(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.waiters.set(keyHash, set);
-    });
-    return { done };
+  /**
+   * Starts collecting acknowledgements for `keyHash`; call it before the revocation commits.
+   * `settled(db, timeoutMs)`, called after the commit, resolves once every instance listening on
+   * the database has acknowledged (or after `timeoutMs`, naming the ones that did not).
+   */
+  expect(keyHash: string): {
+    settled(db: Queryable, timeoutMs: number): Promise<RevocationSettled>;
+    cancel(): void;
+  } {
+    let wake: () => void = () => undefined;
+    const waiter: AckWaiter = { acked: new Set(), wake: () => wake() };
+    const set = this.waiters.get(keyHash) ?? new Set<AckWaiter>();
+    set.add(waiter);
+    this.waiters.set(keyHash, set);
+    const release = () => {
+      set.delete(waiter);
+      if (set.size === 0 && this.waiters.get(keyHash) === set) this.waiters.delete(keyHash);
+    };
+    return {
+      cancel: release,
+      settled: async (db, timeoutMs) => {
+        const deadline = Date.now() + timeoutMs;
+        try {
+          for (;;) {
+            const listening = await this.listeningInstances(db);
+            const missing = listening.filter((id) => !waiter.acked.has(id));
+            if (missing.length === 0) return { missing };
+            const left = deadline - Date.now();
+            if (left <= 0) return { missing };
+            // Woken by the next acknowledgement, or re-reads the list (an instance may have gone).
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, Math.min(LIST_REFRESH_MS, left));
+              wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+            wake = () => undefined;
+          }
+        } finally {
+          release();
+        }
+      },
+    };
+  }
+
+  /** The instances whose LISTEN connection is open on this database right now. */
+  private async listeningInstances(db: Queryable): Promise<string[]> {
+    const rows = (await db.query(
+      `SELECT substr(application_name, $1) AS id FROM pg_stat_activity
+        WHERE datname = current_database() AND starts_with(application_name, $2)`,
+      [LISTENER_APPLICATION_PREFIX.length + 1, LISTENER_APPLICATION_PREFIX],
+    )) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,88 @@
+import type { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createTestDatabase } from '../../../tests/kit/stack';
+import { createLogger } from '../../logger';
+import { LISTENER_APPLICATION_PREFIX, REVOCATION_CHANNEL, RevocationChannel } from './revocation-channel';
+
+/**
+ * Two instances on one database, each with its own revocation channel: the revoking one waits
+ * until the other has forgotten the key, even when the other hears the notification late.
+ */
+describe('API key revocation across instances', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let ds: DataSource;
+  const channels: RevocationChannel[] = [];
+  const forgotten = new Map<RevocationChannel, string[]>();
+
+  const instance = async () => {
+    const heard: string[] = [];
+    const channel = new RevocationChannel(
+      db.url,
+      createLogger('silent'),
+      (h) => heard.push(h),
+      () => undefined,
+    );
+    await channel.start();
+    channels.push(channel);
+    forgotten.set(channel, heard);
+    return channel;
+  };
+  /** Keeps the instance's LISTEN connection busy: PostgreSQL delivers notifications only to an idle one. */
+  const stall = (channel: RevocationChannel, seconds: number) =>
+    (channel as unknown as { client: Client }).client.query(`SELECT pg_sleep(${seconds})`);
+  const revoke = async (channel: RevocationChannel, hash: string, timeoutMs = 2000) => {
+    const acks = channel.expect(hash);
+    await ds.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, hash]);
+    return acks.settled(ds, timeoutMs);
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ds = new DataSource({ type: 'postgres', url: db.url });
+    await ds.initialize();
+  });
+  afterAll(async () => {
+    await Promise.all(channels.map((c) => c.stop()));
+    await ds.destroy();
+    await db.drop();
+  });
+
+  it('answers only once a slow instance has forgotten the key', async () => {
+    const revoker = await instance();
+    const slow = await instance();
+    const stalled = stall(slow, 0.6);
+    const started = Date.now();
+    const { missing } = await revoke(revoker, 'a'.repeat(64));
+    expect(missing).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(forgotten.get(slow)).toEqual(['a'.repeat(64)]);
+    expect(forgotten.get(revoker)).toEqual(['a'.repeat(64)]);
+    await stalled;
+  });
+
+  it('names the instances that did not answer in time', async () => {
+    const revoker = await instance();
+    const frozen = await instance();
+    const stalled = stall(frozen, 2);
+    const { missing } = await revoke(revoker, 'b'.repeat(64), 500);
+    expect(missing).toEqual([frozen.instanceId]);
+    expect(forgotten.get(frozen)).not.toContain('b'.repeat(64));
+    await stalled;
+  });
+
+  it('does not wait for an instance whose connection is gone', async () => {
+    const revoker = await instance();
+    const leaving = await instance();
+    const stalled = stall(leaving, 5).catch(() => undefined);
+    const started = Date.now();
+    const outcome = revoke(revoker, 'c'.repeat(64), 4000);
+    await new Promise((r) => setTimeout(r, 100));
+    // The instance dies: its connection is gone from the server.
+    await ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [
+      `${LISTENER_APPLICATION_PREFIX}${leaving.instanceId}`,
+    ]);
+    expect((await outcome).missing).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await stalled;
+  });
+});
