@@ -84,5 +84,13 @@ describe('API key revocation across instances', () => {
     expect((await outcome).missing).toEqual([]);
     expect(Date.now() - started).toBeLessThan(3000);
     await stalled;
+    // Stopped while waiting to reconnect: it stays stopped.
+    await leaving.stop();
+    await new Promise((r) => setTimeout(r, 1300));
+    expect(
+      await ds.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [
+        `${LISTENER_APPLICATION_PREFIX}${leaving.instanceId}`,
+      ]),
+    ).toEqual([]);
   });
 });

@@ -40,6 +40,7 @@ export class RevocationChannel {
   private client?: Client;
   private stopped = false;
   private connected = false;
+  private reconnectTimer?: NodeJS.Timeout;
   private readonly waiters = new Map<string, Set<AckWaiter>>();
 
   constructor(
@@ -59,6 +60,8 @@ export class RevocationChannel {
   }
 
   private async connect(): Promise<void> {
+    this.reconnectTimer = undefined;
+    if (this.stopped) return;
     const client = new Client({
       connectionString: this.databaseUrl,
       connectionTimeoutMillis: 5000,
@@ -88,7 +91,8 @@ export class RevocationChannel {
       client.end().catch(() => undefined);
       if (this.stopped) return;
       this.logger.warn({ err }, 'API key revocation channel lost; keys are checked in the database until it is back');
-      setTimeout(() => void this.connect(), RECONNECT_MS).unref();
+      this.reconnectTimer = setTimeout(() => void this.connect(), RECONNECT_MS);
+      this.reconnectTimer.unref();
     };
     client.on('error', lost);
     client.on('end', () => lost());
@@ -162,6 +166,8 @@ export class RevocationChannel {
   async stop(): Promise<void> {
     this.stopped = true;
     this.connected = false;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
