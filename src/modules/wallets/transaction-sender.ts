@@ -1,5 +1,13 @@
-import { keccak256, type Interface, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
-import type { DataSource, EntityManager } from 'typeorm';
+import {
+  keccak256,
+  type FeeData,
+  type Interface,
+  type JsonRpcProvider,
+  type TransactionReceipt,
+  type Wallet,
+} from 'ethers';
+import { LRUCache } from 'lru-cache';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert, decodeRevertData, isInsufficientFunds } from '../../chain/revert-decoder';
 import { classifySendError, type SendOutcome } from '../../chain/send-outcome';
@@ -86,10 +94,17 @@ export function bumped(price: bigint): bigint {
 /** Serialises work per key inside this process (other processes are held off by PostgreSQL). */
 class KeyedQueue {
   private tails = new Map<string, Promise<unknown>>();
+  private counts = new Map<string, number>();
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(task, task);
+    const counted = () => {
+      const left = (this.counts.get(key) ?? 1) - 1;
+      if (left === 0) this.counts.delete(key);
+      else this.counts.set(key, left);
+    };
+    const result = previous.then(task, task).finally(counted);
     const tail = result.catch(() => undefined);
     this.tails.set(key, tail);
     void tail.then(() => {
@@ -97,7 +112,30 @@ class KeyedQueue {
     });
     return result;
   }
+
+  /** Tasks of `key` queued or running. */
+  size(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
 }
+
+/**
+ * A wallet's advisory lock, held by this process across a burst of sends (at most LANE_MAX_MS and
+ * LANE_MAX_SENDS, then handed over so that other instances get their turn). While it is held no
+ * other sender can use the wallet, so the nonce after a sent transaction is known without asking.
+ */
+interface Lane {
+  readonly runner: QueryRunner;
+  readonly since: number;
+  sends: number;
+  /** The nonce after the last one this hold sent; undefined: read it from the records and the node. */
+  next?: number;
+}
+
+/** Fee data is shared by the sends of one network for this long (about a block). */
+const FEE_DATA_TTL_MS = 1000;
+const LANE_MAX_MS = 2000;
+const LANE_MAX_SENDS = 200;
 
 /**
  * Signs and sends transactions for the service's wallets. Nonces are allocated under a
@@ -107,6 +145,10 @@ class KeyedQueue {
  */
 export class TransactionSender {
   private readonly queue = new KeyedQueue();
+  private readonly lanes = new Map<string, Lane>();
+  private readonly feeData = new Map<Network, { at: number; data: Promise<FeeData> }>();
+  private readonly balances = new Map<string, Promise<bigint>>();
+  private readonly blockTimestamps = new LRUCache<string, Promise<number | null>>({ max: 256 });
 
   constructor(
     private readonly ds: DataSource,
@@ -184,10 +226,9 @@ export class TransactionSender {
 
   /** Fees of the network's policy (FEE_MODE, GAS_PRICE_WEI, MAX_FEE_PER_GAS_WEI), checked against the balance. */
   async fees(req: SendRequest, gasLimit: bigint): Promise<FeeFields> {
-    const provider = this.chains.provider(req.network);
     const [feeData, balance] = await Promise.all([
-      provider.getFeeData(),
-      provider.getBalance(req.signer.address),
+      this.currentFeeData(req.network),
+      this.currentBalance(req.network, req.signer.address),
     ]).catch((e: unknown) => {
       throw this.translate(e, req);
     });
@@ -202,6 +243,33 @@ export class TransactionSender {
       );
     }
     return fees;
+  }
+
+  /** The node's fee data, one request shared by every send of the network within FEE_DATA_TTL_MS. */
+  private currentFeeData(network: Network): Promise<FeeData> {
+    const cached = this.feeData.get(network);
+    if (cached && Date.now() - cached.at < FEE_DATA_TTL_MS) return cached.data;
+    const data = this.chains.provider(network).getFeeData();
+    const entry = { at: Date.now(), data };
+    this.feeData.set(network, entry);
+    data.catch(() => {
+      if (this.feeData.get(network) === entry) this.feeData.delete(network);
+    });
+    return data;
+  }
+
+  /** A wallet's balance; concurrent checks of one wallet share one request (nothing is kept after it). */
+  private currentBalance(network: Network, address: string): Promise<bigint> {
+    const key = `${network}:${address}`;
+    let balance = this.balances.get(key);
+    if (!balance) {
+      balance = this.chains
+        .provider(network)
+        .getBalance(address)
+        .finally(() => this.balances.delete(key));
+      this.balances.set(key, balance);
+    }
+    return balance;
   }
 
   /** Next nonce: after every transaction this service recorded and every one the node has seen. */
@@ -231,83 +299,135 @@ export class TransactionSender {
     const wallet = await req.signer.open(provider);
     const key = `${req.network}:${req.signer.address}`;
     return this.queue.run(key, async () => {
-      const runner = this.ds.createQueryRunner();
-      await runner.connect();
+      const lane = await this.enterLane(key);
+      let keep = false;
       try {
-        // Session lock: held across commit and broadcast, released even if this process dies.
-        await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`nonce:${key}`]);
-        try {
-          for (let attempt = 0; ; attempt++) {
-            const nonce = req.fixedNonce ?? (await this.nextNonce(runner.manager, req, provider));
-            const raw = await wallet.signTransaction({
-              chainId: CHAIN_IDS[req.network],
-              nonce,
-              to: req.to ?? null,
-              data: req.data ?? '0x',
-              value: req.value ?? 0n,
-              gasLimit,
-              ...fees,
-            });
-            const txHash = keccak256(raw);
-            await runner.startTransaction();
-            try {
-              // The same bytes as a refused transaction (same nonce, fees and call) revive its record.
-              await runner.query(
-                `INSERT INTO chain_transactions
-                   (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
-                 ON CONFLICT (network, tx_hash) DO UPDATE
-                   SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
-                       contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, created_at = now()
-                   WHERE chain_transactions.status = 'dropped'`,
-                [
-                  req.network,
-                  req.signer.address,
-                  req.to ?? null,
-                  nonce,
-                  txHash,
-                  raw,
-                  req.kind,
-                  (req.value ?? 0n).toString(),
-                  req.developerId ?? null,
-                  req.contractId ?? null,
-                  req.method ?? null,
-                ],
-              );
-              await req.onRecorded?.(runner.manager, txHash);
-              await runner.commitTransaction();
-            } catch (e) {
-              await runner.rollbackTransaction();
-              throw e;
-            }
-            const outcome = await this.broadcastOnce(req.network, raw);
-            if (outcome.kind === 'unknown') {
-              // Maybe sent (timeout, reset): the record stays pending and the tracker follows it by hash.
-              this.logger.warn({ network: req.network, txHash, nonce }, 'broadcast outcome unknown; will retry');
-            }
-            if (outcome.kind === 'sent' || outcome.kind === 'unknown' || outcome.kind === 'already-known') {
-              return { txHash, nonce, from: req.signer.address };
-            }
-            // Not taken by the node: forget it while the lock is held, so its nonce is simply used again.
-            await runner.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
-              req.network,
-              txHash,
-            ]);
-            const reason = outcome.kind === 'refused-locally' ? outcome.error.message : outcome.reason;
-            this.logger.warn(
-              { network: req.network, txHash, nonce, outcome: outcome.kind, reason },
-              'transaction refused by the node',
-            );
-            if (outcome.kind === 'nonce-taken' && req.fixedNonce === undefined && attempt < NONCE_RETRIES) continue;
-            throw this.refusalError(req, outcome);
-          }
-        } finally {
-          await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`nonce:${key}`]).catch(() => undefined);
-        }
+        const sent = await this.sendUnderLock(req, lane, wallet, provider, gasLimit, fees);
+        keep = true;
+        return sent;
       } finally {
-        await runner.release();
+        await this.leaveLane(key, lane, keep);
       }
     });
+  }
+
+  /** The wallet's lane: the one this process already holds, or a new hold of its advisory lock. */
+  private async enterLane(key: string): Promise<Lane> {
+    const held = this.lanes.get(key);
+    if (held) return held;
+    const runner = this.ds.createQueryRunner();
+    await runner.connect();
+    try {
+      // Session lock: held across commit and broadcast, released even if this process dies.
+      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`nonce:${key}`]);
+    } catch (e) {
+      await runner.release();
+      throw e;
+    }
+    const lane: Lane = { runner, since: Date.now(), sends: 0 };
+    this.lanes.set(key, lane);
+    return lane;
+  }
+
+  /**
+   * Keeps the lock for the next send queued in this process, unless the hold is long enough (or
+   * ended in an error): then unlocks, and the next send takes it anew, reading its nonce again.
+   */
+  private async leaveLane(key: string, lane: Lane, ok: boolean): Promise<void> {
+    lane.sends += 1;
+    const more = this.queue.size(key) > 1;
+    if (ok && more && lane.sends < LANE_MAX_SENDS && Date.now() - lane.since < LANE_MAX_MS) return;
+    this.lanes.delete(key);
+    try {
+      await lane.runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`nonce:${key}`]).catch(() => undefined);
+    } finally {
+      await lane.runner.release();
+    }
+  }
+
+  private async sendUnderLock(
+    req: SendRequest,
+    lane: Lane,
+    wallet: Wallet,
+    provider: JsonRpcProvider,
+    gasLimit: bigint,
+    fees: FeeFields,
+  ): Promise<SentTransaction> {
+    const runner = lane.runner;
+    for (let attempt = 0; ; attempt++) {
+      const known = req.fixedNonce === undefined ? lane.next : undefined;
+      // Whatever happens below, the nonce after it is read anew unless this send goes out.
+      lane.next = undefined;
+      const nonce = req.fixedNonce ?? known ?? (await this.nextNonce(runner.manager, req, provider));
+      const raw = await wallet.signTransaction({
+        chainId: CHAIN_IDS[req.network],
+        nonce,
+        to: req.to ?? null,
+        data: req.data ?? '0x',
+        value: req.value ?? 0n,
+        gasLimit,
+        ...fees,
+      });
+      const txHash = keccak256(raw);
+      const record = (manager: EntityManager) =>
+        manager.query(
+          `INSERT INTO chain_transactions
+             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
+           ON CONFLICT (network, tx_hash) DO UPDATE
+             SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
+                 contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, created_at = now()
+             WHERE chain_transactions.status = 'dropped'`,
+          [
+            req.network,
+            req.signer.address,
+            req.to ?? null,
+            nonce,
+            txHash,
+            raw,
+            req.kind,
+            (req.value ?? 0n).toString(),
+            req.developerId ?? null,
+            req.contractId ?? null,
+            req.method ?? null,
+          ],
+        );
+      if (req.onRecorded) {
+        await runner.startTransaction();
+        try {
+          await record(runner.manager);
+          await req.onRecorded(runner.manager, txHash);
+          await runner.commitTransaction();
+        } catch (e) {
+          await runner.rollbackTransaction();
+          throw e;
+        }
+      } else {
+        // One statement commits on its own: one round trip instead of three.
+        await record(runner.manager);
+      }
+      const outcome = await this.broadcastOnce(req.network, raw);
+      if (outcome.kind === 'unknown') {
+        // Maybe sent (timeout, reset): the record stays pending and the tracker follows it by hash.
+        this.logger.warn({ network: req.network, txHash, nonce }, 'broadcast outcome unknown; will retry');
+      }
+      if (outcome.kind === 'sent' || outcome.kind === 'unknown' || outcome.kind === 'already-known') {
+        if (req.fixedNonce === undefined) lane.next = nonce + 1;
+        return { txHash, nonce, from: req.signer.address };
+      }
+      // Not taken by the node: forget it while the lock is held, so its nonce is simply used again.
+      await runner.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
+        req.network,
+        txHash,
+      ]);
+      const reason = outcome.kind === 'refused-locally' ? outcome.error.message : outcome.reason;
+      this.logger.warn(
+        { network: req.network, txHash, nonce, outcome: outcome.kind, reason },
+        'transaction refused by the node',
+      );
+      if (outcome.kind === 'nonce-taken' && req.fixedNonce === undefined && attempt < NONCE_RETRIES) continue;
+      throw this.refusalError(req, outcome);
+    }
   }
 
   /** One eth_sendRawTransaction, its failure read by the one taxonomy of node answers (src/chain/send-outcome). */
@@ -410,9 +530,27 @@ export class TransactionSender {
     }
   }
 
+  /**
+   * The timestamp of a block, by hash (immutable, so it stays right across a dev chain's restart);
+   * the receipts of one block share one request.
+   */
+  private blockTimestamp(network: Network, blockHash: string): Promise<number | null> {
+    const key = `${network}:${blockHash}`;
+    let timestamp = this.blockTimestamps.get(key);
+    if (!timestamp) {
+      timestamp = this.chains
+        .provider(network)
+        .getBlock(blockHash)
+        .then((block) => block?.timestamp ?? null);
+      this.blockTimestamps.set(key, timestamp);
+      timestamp.catch(() => this.blockTimestamps.delete(key));
+    }
+    return timestamp;
+  }
+
   /** Stores a receipt's outcome on the transaction's record. */
   async recordReceipt(network: Network, receipt: TransactionReceipt): Promise<MinedTransaction> {
-    const block = await this.chains.provider(network).getBlock(receipt.blockNumber);
+    const timestamp = await this.blockTimestamp(network, receipt.blockHash).catch(() => null);
     const mined: MinedTransaction = {
       txHash: receipt.hash,
       blockNumber: receipt.blockNumber,
@@ -425,15 +563,7 @@ export class TransactionSender {
           SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
               block_timestamp = $7, mined_at = now()
         WHERE network = $1 AND tx_hash = $2`,
-      [
-        network,
-        receipt.hash,
-        mined.status,
-        mined.blockNumber,
-        mined.gasUsed,
-        mined.contractAddress,
-        block?.timestamp ?? null,
-      ],
+      [network, receipt.hash, mined.status, mined.blockNumber, mined.gasUsed, mined.contractAddress, timestamp],
     );
     return mined;
   }
