@@ -22,7 +22,13 @@ async function startBareProxy(nodeUrl: string): Promise<{ url: string; stop: () 
 }
 
 async function main(): Promise<void> {
-  const stack = await startBenchStack({ API_KEY_RATE_LIMIT: '0' });
+  const stack = await startBenchStack({
+    API_KEY_RATE_LIMIT: '0',
+    // Sockets from the service to the node (default 16); a before/after comparison sets both sides alike.
+    ...(process.env.BENCH_RPC_MAX_CONNECTIONS
+      ? { TESTNET_RPC_MAX_CONNECTIONS: process.env.BENCH_RPC_MAX_CONNECTIONS }
+      : {}),
+  });
   try {
     const { api, dev } = stack;
     await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
