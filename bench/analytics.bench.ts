@@ -5,8 +5,8 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { createDataSource, runMigrations } from '../src/database/data-source';
 import { createLogger } from '../src/logger';
-import { AccessTokens } from '../src/modules/accounts/access-token';
-import { DeveloperAuth } from '../src/modules/accounts/developer-auth';
+import { AccessTokens } from '../src/auth/access-token';
+import { Authority } from '../src/auth/authority';
 import { AnalyticsService } from '../src/modules/analytics/analytics.service';
 import { UsageRecorder } from '../src/modules/analytics/usage-recorder';
 import { createTestDatabase, TEST_JWT_SECRET } from '../tests/kit/stack';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     await recorder.close();
     const loadSeconds = (Date.now() - started) / 1000;
 
-    const auth = new DeveloperAuth(ds, new AccessTokens(TEST_JWT_SECRET));
+    const auth = new Authority(ds, new AccessTokens(TEST_JWT_SECRET), { adminSubjects: [] });
     const analytics = new AnalyticsService(ds, auth, new UsageRecorder(ds, logger));
     const token = new AccessTokens(TEST_JWT_SECRET).issue(developerId, 0).accessToken;
     const served = await analytics.analytics({ bearer: token }, developerId, 14);

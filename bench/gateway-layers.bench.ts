@@ -7,7 +7,6 @@ import { Interface } from 'ethers';
 import { execute, parse } from 'graphql';
 import { Pool } from 'undici';
 import { createLogger } from '../src/logger';
-import { buildAppSchema } from '../src/schema/build-schema';
 import { deployRegistered, newKey } from '../tests/kit/flows';
 import { client } from '../tests/kit/http';
 import { login } from '../tests/kit/login';
@@ -54,7 +53,7 @@ async function main(): Promise<void> {
     const apiKey = (await newKey(api, dev)).apiKey;
     const { chains, gateway } = stack.app.services;
     const data = new Interface(token.abi as never[]).encodeFunctionData('balanceOf', [dev.walletAddress]);
-    const schema = await buildAppSchema();
+    const schema = stack.app.schema;
     const logger = createLogger('silent');
     const document = parse(
       'mutation Q($id: ID!, $method: String!, $args: JSON) { queryContract(id: $id, method: $method, args: $args) { result } }',
@@ -82,7 +81,6 @@ async function main(): Promise<void> {
             contextValue: {
               requestId: 'bench',
               credentials: { apiKey },
-              services: stack.app.services,
               logger,
             },
           });

@@ -1,4 +1,15 @@
-import { AccountsResolver } from '../modules/accounts/accounts.resolver';
+import type { ContainerType } from 'type-graphql';
+import type { RequestLimit } from '../kernel/rate-limit';
+import { AccountsResolver, LoginRateLimit } from '../modules/accounts/accounts.resolver';
+import type { AccountService } from '../modules/accounts/accounts.service';
+import type { AnalyticsService } from '../modules/analytics/analytics.service';
+import type { ContractService } from '../modules/contracts/contract.service';
+import type { ExplorerService } from '../modules/explorer/explorer.service';
+import type { FaucetService } from '../modules/faucet/faucet.service';
+import type { GatewayService } from '../modules/gateway/gateway.service';
+import type { ApiKeyService } from '../modules/keys/api-key.service';
+import type { ProjectService } from '../modules/projects/project.service';
+import type { WalletService } from '../modules/wallets/wallet.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
 import { ExplorerResolver } from '../modules/explorer/explorer.resolver';
@@ -24,3 +35,42 @@ export const RESOLVERS = [
   AnalyticsResolver,
   ExplorerResolver,
 ] as const;
+
+/** The services the resolvers are built with. */
+export interface ResolverServices {
+  accounts: AccountService;
+  analytics: AnalyticsService;
+  contracts: ContractService;
+  explorer: ExplorerService;
+  faucet: FaucetService;
+  gateway: GatewayService;
+  keys: ApiKeyService;
+  projects: ProjectService;
+  wallets: WalletService;
+  loginLimit: RequestLimit;
+}
+
+/** type-graphql's container: one instance of each resolver (and middleware), built with its services. */
+export function resolverContainer(s: ResolverServices): ContainerType {
+  const instances = new Map<unknown, object>([
+    [GatewayResolver, new GatewayResolver(s.gateway)],
+    [AccountsResolver, new AccountsResolver(s.accounts)],
+    [LoginRateLimit, new LoginRateLimit(s.loginLimit)],
+    [ProjectsResolver, new ProjectsResolver(s.projects)],
+    [ServerTimeResolver, new ServerTimeResolver()],
+    [WalletsResolver, new WalletsResolver(s.wallets)],
+    [FaucetResolver, new FaucetResolver(s.faucet)],
+    [ContractsResolver, new ContractsResolver(s.contracts)],
+    [KeysResolver, new KeysResolver(s.keys)],
+    [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
+    [ExplorerResolver, new ExplorerResolver(s.explorer)],
+  ]);
+  return {
+    get: (cls: unknown) => {
+      const instance = instances.get(cls);
+      if (!instance)
+        throw new Error(`No instance of ${String((cls as { name?: string }).name)} in the resolver container`);
+      return instance;
+    },
+  };
+}

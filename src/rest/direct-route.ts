@@ -22,7 +22,7 @@ import {
 import { AppError } from '../errors/app-error';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
-import type { RequestContext } from '../server/context';
+import type { RequestContext } from '../auth/request-context';
 import { successStatus, type RestRoute } from './routes';
 
 export interface DirectRouteOptions {

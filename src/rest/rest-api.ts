@@ -18,7 +18,7 @@ import { AppError } from '../errors/app-error';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import { assertCost } from '../schema/limits';
-import type { RequestContext } from '../server/context';
+import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { assertStrictBodyTypes, toRestError } from './rest-errors';

@@ -15,11 +15,12 @@ import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import { createGraphQLPipeline } from '../schema/limits';
+import type { RequestLimit } from '../kernel/rate-limit';
 import { clientAddressOf, hasMetricsToken, responseHygiene } from './edge';
 import { docsPages } from './docs-pages';
-import { credentialsFrom, credentialsFromHttpHeaders, type Credentials, type RequestContext } from './context';
+import { credentialsFrom, credentialsFromHttpHeaders, type Credentials } from '../auth/credentials';
+import { type RequestContext } from '../auth/request-context';
 import type { Metrics } from './metrics';
-import type { Services } from './services';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -34,7 +35,13 @@ export interface HttpServerOptions {
   host: string;
   port: number;
   schema: GraphQLSchema;
-  services: Services;
+  /**
+   * Who the edge charges a request to: the developer of a credential that verifies without the
+   * database (a signed developer token, an API key this instance has accepted), else nobody.
+   */
+  chargeableDeveloper: (credentials: Credentials) => string | undefined;
+  /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
+  limits: { public: RequestLimit; developer: RequestLimit };
   logger: Logger;
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
@@ -129,7 +136,7 @@ function areaOf(path: string): string {
 
 /** Builds the HTTP server: GraphQL (HTTP + WebSocket), REST by SOFA, health and metrics. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const { logger, metrics, services } = opts;
+  const { logger, metrics, limits } = opts;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -170,18 +177,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     res.end(text);
     req.resume();
   };
-  /**
-   * The developer a request is charged to: a developer token that verifies, or an API key this
-   * instance has already accepted. Any other request, a made-up credential included, counts as
-   * anonymous against its address (a key's first request on an instance counts as anonymous too;
-   * the key service charges its developer once it has checked it).
-   */
-  const developerOf = (req: http.IncomingMessage): string | undefined => {
-    const creds = credentialsFromHttpHeaders(req.headers);
-    const key = creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
-    if (key !== undefined) return services.keys.knownDeveloper(key);
-    return creds.bearer !== undefined ? services.auth.developerOfToken(creds.bearer) : undefined;
-  };
+  /** The developer a request is charged to, if any (Authority.chargeableDeveloper). */
+  const developerOf = (req: http.IncomingMessage): string | undefined =>
+    opts.chargeableDeveloper(credentialsFromHttpHeaders(req.headers));
   /** Requests already charged to a developer at the edge (read back by `contextFor`). */
   const chargedAtEdge = new WeakMap<http.IncomingMessage, string>();
   const server = http.createServer((req, res) => {
@@ -193,9 +191,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       if (OPS_PATHS.has(path)) return dispatch(req, res);
       const developerId = developerOf(req);
       const [limit, key] =
-        developerId !== undefined
-          ? [services.limits.developer, developerId]
-          : [services.limits.public, clientAddress(req)];
+        developerId !== undefined ? [limits.developer, developerId] : [limits.public, clientAddress(req)];
       if (!limit.enabled) return dispatch(req, res);
       limit.consume(key).then(
         () => {
@@ -213,7 +209,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
     readonly idempotencyKey?: string;
-    readonly services = services;
     private requestLogger?: Logger;
 
     constructor(

@@ -5,9 +5,9 @@ import type { Logger } from '../../logger';
 import { NetworkName } from '../../schema/network';
 import { ProjectService } from '../projects/project.service';
 import { WalletService } from '../wallets/wallet.service';
-import type { Credentials } from '../../server/context';
-import type { AccessTokens } from './access-token';
-import type { DeveloperAuth } from './developer-auth';
+import type { Credentials } from '../../auth/credentials';
+import type { AccessTokens } from '../../auth/access-token';
+import type { Authority } from '../../auth/authority';
 import type {
   Developer,
   DeveloperDetails,
@@ -32,7 +32,7 @@ export class AccountService {
     private readonly trust: TrustStore,
     private readonly wallets: WalletService,
     private readonly projects: ProjectService,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
     private readonly logger: Logger,
     private readonly revocation?: RevocationPolicy,
   ) {}

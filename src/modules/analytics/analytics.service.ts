@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
+import type { Credentials } from '../../auth/credentials';
+import type { Authority } from '../../auth/authority';
 import type { Analytics, ApiKeyUsage, ContractUsage, DailyUsage, MethodUsage, UsageStats } from './analytics.types';
 import { BUCKET_COUNT, quantile } from './latency-histogram';
 import type { UsageRecorder } from './usage-recorder';
@@ -71,7 +71,7 @@ function tallyBy<K>(rows: RollupRow[], keyOf: (r: RollupRow) => K | null): Map<K
 export class AnalyticsService {
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
     private readonly usage: UsageRecorder,
   ) {}
 

@@ -4,9 +4,8 @@ import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../schema/pagination';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
-import type { DeveloperEntity } from '../accounts/developer.entity';
+import type { Credentials } from '../../auth/credentials';
+import type { Authority } from '../../auth/authority';
 import { encodeArgs } from '../gateway/abi';
 import type { ProjectService } from '../projects/project.service';
 import type { SendRequest, TransactionSender } from '../wallets/transaction-sender';
@@ -28,7 +27,6 @@ const RECEIPT_TIMEOUT_MS = 60_000;
 const STATUSES: readonly ContractStatus[] = ['compiled', 'deploying', 'deployed', 'failed', 'rejected'];
 
 export interface ContractServiceOptions {
-  adminSubjects: string[];
   /** Base URLs published in contract specifications: production first, then the developer host. */
   servers: string[];
 }
@@ -79,7 +77,7 @@ function sourcesOf(input: CompileContractInput): Record<string, string> {
 export class ContractService {
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
     private readonly projects: ProjectService,
     private readonly wallets: WalletService,
     private readonly sender: TransactionSender,
@@ -311,18 +309,8 @@ export class ContractService {
     };
   }
 
-  /** Admins are developers whose certificate serialNumber or id is in ADMIN_SUBJECTS. */
-  private async requireAdmin(creds: Credentials): Promise<DeveloperEntity> {
-    const caller = await this.auth.requireDeveloper(creds);
-    const subjects = this.opts.adminSubjects;
-    if (!subjects.includes(caller.id) && !(caller.serialNumber && subjects.includes(caller.serialNumber))) {
-      throw new AppError('FORBIDDEN', 'Only administrators may review mainnet deployments');
-    }
-    return caller;
-  }
-
   async adminList(creds: Credentials, status: string | null, limit: number | null, cursor: string | null) {
-    await this.requireAdmin(creds);
+    await this.auth.requireAdmin(creds, 'review mainnet deployments');
     return this.page({ status: status ?? 'compiled', limit, cursor });
   }
 
@@ -344,7 +332,7 @@ export class ContractService {
   }
 
   async approve(creds: Credentials, id: string): Promise<Contract> {
-    const admin = await this.requireAdmin(creds);
+    const admin = await this.auth.requireAdmin(creds, 'review mainnet deployments');
     const claimed = await this.transition(id, 'deploying', { approvedAt: new Date() });
     this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment approved');
     const record = await this.require(claimed.id);
@@ -352,7 +340,7 @@ export class ContractService {
   }
 
   async reject(creds: Credentials, id: string, reason: string | null): Promise<Contract> {
-    const admin = await this.requireAdmin(creds);
+    const admin = await this.auth.requireAdmin(creds, 'review mainnet deployments');
     const text = reason?.trim() ? reason.trim().slice(0, 1000) : 'rejected by an administrator';
     await this.transition(id, 'rejected', { statusReason: text });
     this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment rejected');

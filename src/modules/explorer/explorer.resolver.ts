@@ -1,6 +1,7 @@
-import { Arg, Ctx, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { NetworkName } from '../../schema/network';
-import type { RequestContext } from '../../server/context';
+import { FEEDS } from '../../schema/pubsub';
+import type { ExplorerService } from './explorer.service';
 import {
   AddressLookup,
   BlockLookup,
@@ -21,24 +22,22 @@ const NETWORK = {
 /** The public explorer: read-only, no credentials. */
 @Resolver()
 export class ExplorerResolver {
+  constructor(private readonly explorer: ExplorerService) {}
+
   @Query(() => LiveBlocks, { description: 'Latest blocks of a network, newest first.' })
   liveBlocks(
     @Arg('network', () => NetworkName, NETWORK) network: NetworkName | null,
     @Arg('limit', () => Int, { nullable: true, description: 'Number of blocks, 1 to 100; default 10.' })
     limit: number | null,
-    @Ctx() ctx: RequestContext,
   ): Promise<LiveBlocks> {
-    return ctx.services.explorer.liveBlocks(network, limit);
+    return this.explorer.liveBlocks(network, limit);
   }
 
   @Query(() => NetworkStatus, {
     description: 'Last block, validators, average block time, RPC health and index progress of a network.',
   })
-  networkStatus(
-    @Arg('network', () => NetworkName, NETWORK) network: NetworkName | null,
-    @Ctx() ctx: RequestContext,
-  ): Promise<NetworkStatus> {
-    return ctx.services.explorer.networkStatus(network);
+  networkStatus(@Arg('network', () => NetworkName, NETWORK) network: NetworkName | null): Promise<NetworkStatus> {
+    return this.explorer.networkStatus(network);
   }
 
   @Query(() => SearchResults, {
@@ -49,18 +48,16 @@ export class ExplorerResolver {
     @Arg('q', { description: 'Block number, 0x hash, 0x address, or the start of a contract name or token symbol.' })
     q: string,
     @Arg('network', () => NetworkName, NETWORK) network: NetworkName | null,
-    @Ctx() ctx: RequestContext,
   ): Promise<SearchResults> {
-    return ctx.services.explorer.search(q, network);
+    return this.explorer.search(q, network);
   }
 
   @Query(() => TransactionLookup, { description: 'A transaction with its receipt and logs, by hash.' })
   transaction(
     @Arg('hash', { description: 'Transaction hash: 0x and 64 hexadecimal characters.' }) hash: string,
     @Arg('network', () => NetworkName, NETWORK) network: NetworkName | null,
-    @Ctx() ctx: RequestContext,
   ): Promise<TransactionLookup> {
-    return ctx.services.explorer.transaction(hash, network);
+    return this.explorer.transaction(hash, network);
   }
 
   @Query(() => BlockLookup, { description: 'A block by number, hash or `latest`.' })
@@ -68,9 +65,8 @@ export class ExplorerResolver {
     @Arg('id', { description: 'Block number (decimal), block hash (0x and 64 hex characters) or `latest`.' })
     id: string,
     @Arg('network', () => NetworkName, NETWORK) network: NetworkName | null,
-    @Ctx() ctx: RequestContext,
   ): Promise<BlockLookup> {
-    return ctx.services.explorer.block(id, network);
+    return this.explorer.block(id, network);
   }
 
   @Query(() => AddressLookup, { description: 'Balance, nonce, code and recent transactions of an address.' })
@@ -86,9 +82,8 @@ export class ExplorerResolver {
         'Without it, the index is used while it is up to date, else the latest 500 blocks are scanned.',
     })
     scan: number | null,
-    @Ctx() ctx: RequestContext,
   ): Promise<AddressLookup> {
-    return ctx.services.explorer.address(address, network, limit, scan);
+    return this.explorer.address(address, network, limit, scan);
   }
 
   @Query(() => VerifiedAssets, {
@@ -102,9 +97,8 @@ export class ExplorerResolver {
       description: 'Optional; verified assets are mainnet only, so `testnet` is refused with MAINNET_ONLY.',
     })
     network: NetworkName | null,
-    @Ctx() ctx: RequestContext,
   ): Promise<VerifiedAssets> {
-    return ctx.services.explorer.recentVerifiedAssets(limit, network);
+    return this.explorer.recentVerifiedAssets(limit, network);
   }
 
   @Subscription(() => BlockSummary, {
@@ -112,10 +106,9 @@ export class ExplorerResolver {
     description:
       'Pushes every new block of a network, in order and without gaps, as the BlockSummary of the REST views. ' +
       'A subscriber that falls more than 256 blocks behind is ended with an error.',
-    subscribe: ({ args, context }) =>
-      (context as RequestContext).services.explorer.subscribeLiveBlocks(
-        (args as { network?: NetworkName | null }).network,
-      ),
+    // Each subscriber gets the explorer's bounded feed of its network (src/schema/pubsub.ts).
+    topics: FEEDS.liveBlocks,
+    topicId: ({ args }) => (args as { network?: NetworkName | null }).network,
   })
   liveBlocksFeed(
     @Root() block: BlockSummary,

@@ -6,7 +6,7 @@ import { CHAIN_IDS, NETWORKS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import type { NetworkName } from '../../schema/network';
-import { pubSub } from '../../schema/pubsub';
+import type { EventBus } from '../../schema/pubsub';
 import { BlockIndex, type StoredActivity, type StoredBlock } from './block-index';
 import { boundedFeed } from './bounded-feed';
 import {
@@ -114,6 +114,7 @@ export class ExplorerService {
     private readonly ds: DataSource,
     private readonly chains: ChainRegistry,
     private readonly config: ExplorerConfig,
+    private readonly bus: EventBus,
     logger: Logger,
   ) {
     this.log = logger.child({ component: 'explorer' });
@@ -124,7 +125,7 @@ export class ExplorerService {
       new ChainWatcher(
         network,
         this.reader,
-        (block) => pubSub.publish('LIVE_BLOCKS', this.liveTopic(network), block),
+        (block) => this.bus.publish('LIVE_BLOCKS', this.liveTopic(network), block),
         logger,
       );
     this.watchers = { testnet: watcher('testnet'), mainnet: watcher('mainnet') };
@@ -163,7 +164,7 @@ export class ExplorerService {
   subscribeLiveBlocks(networkArg: NetworkName | null | undefined): AsyncIterable<BlockSummary> {
     const network = explorerNetwork(networkArg);
     const release = this.watchers[network].retain();
-    return boundedFeed(pubSub.subscribe('LIVE_BLOCKS', this.liveTopic(network)), {
+    return boundedFeed(this.bus.subscribe('LIVE_BLOCKS', this.liveTopic(network)), {
       max: MAX_QUEUED_BLOCKS,
       // graphql-ws reports an error of the event stream with its message and `extensions` only.
       overflowError: () =>

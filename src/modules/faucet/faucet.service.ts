@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import type { Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
+import type { Credentials } from '../../auth/credentials';
+import type { Authority } from '../../auth/authority';
 import type { TransactionSender, TransactionSigner } from '../wallets/transaction-sender';
 import type { WalletService } from '../wallets/wallet.service';
 import type { FaucetDrip } from './faucet.types';
@@ -25,7 +25,7 @@ export class FaucetService {
 
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
     private readonly wallets: WalletService,
     private readonly sender: TransactionSender,
     faucetPrivateKey: string | undefined,

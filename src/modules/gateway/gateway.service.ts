@@ -7,12 +7,13 @@ import { decodeRevert } from '../../chain/revert-decoder';
 import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
-import type { Credentials } from '../../server/context';
-import { RequestLimit } from '../../server/rate-limit';
+import type { Credentials } from '../../auth/credentials';
+import { RequestLimit } from '../../kernel/rate-limit';
 import type { UsageRecorder } from '../analytics/usage-recorder';
 import type { ContractEntity } from '../contracts/contract.entity';
 import type { ContractService } from '../contracts/contract.service';
-import type { ApiKeyPrincipal, ApiKeyService } from '../keys/api-key.service';
+import type { ApiKeyPrincipal, Authority } from '../../auth/authority';
+import type { ApiKeyService } from '../keys/api-key.service';
 import type { TransactionSender } from '../wallets/transaction-sender';
 import type { WalletService } from '../wallets/wallet.service';
 import { CallCodec, findMethod, type AbiMethod } from './abi';
@@ -66,6 +67,7 @@ export class GatewayService {
 
   constructor(
     ds: DataSource,
+    private readonly authority: Authority,
     private readonly keys: ApiKeyService,
     private readonly contracts: ContractService,
     private readonly chains: ChainRegistry,
@@ -248,15 +250,7 @@ export class GatewayService {
     await this.rateLimit(principal.keyId);
     const contract = await this.servedContract(contractId);
     trace.contractId = contract.record.id;
-    if (contract.record.ownerId !== principal.developerId) {
-      throw new AppError('FORBIDDEN', 'The API key does not belong to the owner of this contract');
-    }
-    if (principal.contractId && principal.contractId !== contract.record.id) {
-      throw new AppError('KEY_NOT_FOR_CONTRACT', 'The API key is restricted to another contract');
-    }
-    if (!principal.scopes.includes(scope)) {
-      throw new AppError('INSUFFICIENT_SCOPE', `The API key lacks the "${scope}" scope`, { required: scope });
-    }
+    this.authority.requireKeyAccess(principal, contract.record, scope);
     if (contract.record.status !== 'deployed') {
       throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.record.status}, not deployed`, {
         status: contract.record.status,

@@ -4,8 +4,8 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { isUuid } from '../../schema/pagination';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
+import { apiKeyOf, type Credentials } from '../../auth/credentials';
+import type { ApiKeyPrincipal, Authority } from '../../auth/authority';
 import type { ProjectService } from '../projects/project.service';
 import { ApiKeyEntity, type ApiKeyScope } from './api-key.entity';
 import type { ApiKeyInfo, ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
@@ -27,14 +27,6 @@ export const hashApiKey = (key: string) => hash('sha256', key, 'hex');
 export function generateApiKey(): { key: string; prefix: string; hash: string } {
   const key = `svc_${randomBytes(32).toString('base64url')}`;
   return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: hashApiKey(key) };
-}
-
-/** Who a valid API key speaks for. */
-export interface ApiKeyPrincipal {
-  keyId: string;
-  developerId: string;
-  scopes: ApiKeyScope[];
-  contractId: string | null;
 }
 
 type CacheEntry = { principal: ApiKeyPrincipal } | { invalid: true };
@@ -65,7 +57,7 @@ export class ApiKeyService {
 
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
     private readonly projects: ProjectService,
     private readonly revocations: RevocationChannel,
     private readonly logger: Logger,
@@ -201,7 +193,7 @@ export class ApiKeyService {
 
   /** The key presented in x-api-key (or as a Bearer svc_ token); 401 INVALID_API_KEY otherwise. */
   async authenticate(creds: Credentials): Promise<ApiKeyPrincipal> {
-    const key = creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
+    const key = apiKeyOf(creds);
     if (!key) {
       throw new AppError(
         'INVALID_API_KEY',

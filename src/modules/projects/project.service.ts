@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
+import type { Credentials } from '../../auth/credentials';
+import type { Authority } from '../../auth/authority';
 import type { DeveloperEntity } from '../accounts/developer.entity';
 import { ProjectEntity } from './project.entity';
 import type { CreateProjectInput, Project } from './projects.types';
@@ -18,7 +18,7 @@ const toProject = (p: ProjectEntity): Project => ({
 export class ProjectService {
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
   ) {}
 
   async create(creds: Credentials, input: CreateProjectInput): Promise<Project> {

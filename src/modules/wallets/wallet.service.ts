@@ -3,8 +3,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
+import type { Credentials } from '../../auth/credentials';
+import type { Authority } from '../../auth/authority';
 import { CustodialWalletEntity } from './custodial-wallet.entity';
 import type { TransactionSigner } from './transaction-sender';
 import { openPrivateKey, sealPrivateKey } from './wallet-key-cipher';
@@ -42,7 +42,7 @@ export class WalletService {
     private readonly ds: DataSource,
     private readonly encryptionKey: Buffer,
     private readonly chains: ChainRegistry,
-    private readonly auth: DeveloperAuth,
+    private readonly auth: Authority,
   ) {}
 
   /** Creates a developer's wallet inside the caller's transaction. */

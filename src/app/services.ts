@@ -2,9 +2,9 @@ import type { DataSource } from 'typeorm';
 import type { ChainRegistry } from '../chain/chain-registry';
 import { NETWORKS, type AppConfig } from '../config';
 import type { Logger } from '../logger';
-import { AccessTokens } from '../modules/accounts/access-token';
+import { AccessTokens } from '../auth/access-token';
 import { AccountService } from '../modules/accounts/accounts.service';
-import { DeveloperAuth } from '../modules/accounts/developer-auth';
+import { Authority } from '../auth/authority';
 import { CrlStore } from '../modules/accounts/eds/crl-store';
 import type { TrustStore } from '../modules/accounts/eds/trust-store';
 import { ExplorerService } from '../modules/explorer/explorer.service';
@@ -20,11 +20,12 @@ import { ProjectService } from '../modules/projects/project.service';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallet.service';
-import { createRateLimits, type RateLimits } from './rate-limit';
+import { createEventBus, type EventBus } from '../schema/pubsub';
+import { createRateLimits, type RateLimits } from '../kernel/rate-limit';
 
 /** The domain services of one process, handed to resolvers through the request context. */
 export interface Services {
-  auth: DeveloperAuth;
+  auth: Authority;
   accounts: AccountService;
   projects: ProjectService;
   wallets: WalletService;
@@ -41,6 +42,8 @@ export interface Services {
   analytics: AnalyticsService;
   tracker: TransactionTracker;
   limits: RateLimits;
+  /** The app's event bus: what its GraphQL subscriptions are fed from. */
+  bus: EventBus;
 }
 
 export function createServices(deps: {
@@ -55,8 +58,9 @@ export function createServices(deps: {
   databaseUrl: string;
 }): Services {
   const tokens = new AccessTokens(deps.config.jwtSecret);
+  const bus = createEventBus();
   const limits = createRateLimits(deps.config.limits, deps.ds);
-  const auth = new DeveloperAuth(deps.ds, tokens, limits.developer);
+  const auth = new Authority(deps.ds, tokens, { adminSubjects: deps.config.adminSubjects }, limits.developer);
   const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains, auth);
   const projects = new ProjectService(deps.ds, auth);
   const revocation = deps.config.edsCrlFile
@@ -67,16 +71,7 @@ export function createServices(deps: {
   const faucet = new FaucetService(deps.ds, auth, wallets, sender, deps.faucetPrivateKey, deps.logger);
   const compiler = new SolidityCompiler({ logger: deps.logger });
   const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
-  const contracts = new ContractService(
-    deps.ds,
-    auth,
-    projects,
-    wallets,
-    sender,
-    compiler,
-    { adminSubjects: deps.config.adminSubjects, servers },
-    deps.logger,
-  );
+  const contracts = new ContractService(deps.ds, auth, projects, wallets, sender, compiler, { servers }, deps.logger);
   const explorer = new ExplorerService(
     deps.ds,
     deps.chains,
@@ -86,6 +81,7 @@ export function createServices(deps: {
       // Without an RPC URL the service runs the network's dev chain itself.
       localNetworks: NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
     },
+    bus,
     deps.logger,
   );
   const revocations: RevocationChannel = new RevocationChannel(
@@ -98,6 +94,7 @@ export function createServices(deps: {
   const usage = new UsageRecorder(deps.ds, deps.logger);
   const gateway = new GatewayService(
     deps.ds,
+    auth,
     keys,
     contracts,
     deps.chains,
@@ -145,5 +142,6 @@ export function createServices(deps: {
     analytics,
     tracker,
     limits,
+    bus,
   };
 }

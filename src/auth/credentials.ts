@@ -1,6 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Logger } from '../logger';
-import type { Services } from './services';
 
 /** Credentials as presented; each domain service decides which it needs and checks them. */
 export interface Credentials {
@@ -15,18 +13,6 @@ export interface Credentials {
    * this request, so that the service that checks the credentials does not charge it twice.
    */
   chargedTo?: string;
-}
-
-/** Per-request context shared by GraphQL over HTTP, GraphQL over WebSocket and REST. */
-export interface RequestContext {
-  requestId: string;
-  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
-  clientIp: string;
-  credentials: Credentials;
-  /** `Idempotency-Key` header of the request, for gateway invokes. */
-  idempotencyKey?: string;
-  services: Services;
-  logger: Logger;
 }
 
 function first(v: string | string[] | undefined): string | undefined {
@@ -52,4 +38,9 @@ export function credentialsFrom(params: Record<string, unknown>): Credentials {
   const lower: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) lower[k.toLowerCase()] = v;
   return credentialsFromHttpHeaders(lower);
+}
+
+/** The API key a request presents: `x-api-key`, or a Bearer token of the key format (`svc_...`). */
+export function apiKeyOf(creds: Credentials): string | undefined {
+  return creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
 }

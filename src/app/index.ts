@@ -1,8 +1,9 @@
+import type { GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
-import { installKeccakCache } from './chain/keccak-cache';
-import { ChainRegistry } from './chain/chain-registry';
-import { LOCAL_NODE_FUNDED_KEY, startLocalNode } from './chain/local-node';
+import { installKeccakCache } from '../chain/keccak-cache';
+import { ChainRegistry } from '../chain/chain-registry';
+import { LOCAL_NODE_FUNDED_KEY, startLocalNode } from '../chain/local-node';
 
 /** The URLs of a comma-separated `*_RPC_URL`, in order. */
 const splitUrls = (value: string | undefined): string[] =>
@@ -10,22 +11,27 @@ const splitUrls = (value: string | undefined): string[] =>
     .split(',')
     .map((u) => u.trim())
     .filter(Boolean);
-import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from './config';
-import { createDataSource, isDatabaseReady, runMigrations } from './database/data-source';
-import { startEmbeddedPostgres } from './database/embedded-postgres';
-import type { Logger } from './logger';
-import { loadOrCreateDevCa } from './modules/accounts/eds/dev-ca';
-import { TrustStore } from './modules/accounts/eds/trust-store';
-import { buildAppSchema } from './schema/build-schema';
-import { startHttpServer, type ReadinessReport } from './server/http-server';
-import { Metrics } from './server/metrics';
-import { createServices, type Services } from './server/services';
+import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from '../config';
+import { createDataSource, isDatabaseReady, runMigrations } from '../database/data-source';
+import { startEmbeddedPostgres } from '../database/embedded-postgres';
+import type { Logger } from '../logger';
+import { loadOrCreateDevCa } from '../modules/accounts/eds/dev-ca';
+import { TrustStore } from '../modules/accounts/eds/trust-store';
+import { resolverContainer } from '../resolvers';
+import { buildAppSchema } from '../schema/build-schema';
+import type { NetworkName } from '../schema/network';
+import { schemaPubSub } from '../schema/pubsub';
+import { startHttpServer, type ReadinessReport } from '../server/http-server';
+import { Metrics } from '../server/metrics';
+import { createServices, type Services } from './services';
 
 export interface App {
   url: string;
   config: AppConfig;
   dataSource: DataSource;
   services: Services;
+  /** The app's GraphQL schema (its resolvers hold this app's services). */
+  schema: GraphQLSchema;
   /** RPC URLs in use, including local nodes started in zero-config mode (never sent to clients). */
   rpcUrls: Record<Network, string | undefined>;
   /** The faucet key in use: FAUCET_PRIVATE_KEY, or a funded dev-chain account in zero-config mode. */
@@ -108,7 +114,16 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     });
     services.tracker.start();
     onClose('transaction tracker', () => services.tracker.stop());
-    const schema = await buildAppSchema();
+    const schema = await buildAppSchema({
+      container: resolverContainer({ ...services, loginLimit: services.limits.login }),
+      pubSub: schemaPubSub(services.bus, {
+        liveBlocks: (network) => services.explorer.subscribeLiveBlocks(network as NetworkName | null),
+      }),
+    });
+    // One clock per app feeds every serverTime subscriber.
+    const clock = setInterval(() => services.bus.publish('SERVER_TIME', { now: new Date() }), 1000);
+    clock.unref();
+    onClose('server clock', async () => clearInterval(clock));
     const metrics = new Metrics();
 
     const readiness = async (): Promise<ReadinessReport> => {
@@ -139,7 +154,9 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       host: config.host,
       port: config.port,
       schema,
-      services,
+      chargeableDeveloper: (credentials) =>
+        services.auth.chargeableDeveloper(credentials, (key) => services.keys.knownDeveloper(key)),
+      limits: services.limits,
       logger,
       metrics,
       readiness,
@@ -157,7 +174,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     services.explorer.start();
     onClose('explorer indexers and watchers', () => services.explorer.stop());
 
-    return { url: http.url, config, dataSource: ds, services, rpcUrls, faucetPrivateKey, close };
+    return { url: http.url, config, dataSource: ds, services, schema, rpcUrls, faucetPrivateKey, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../errors/app-error';
 
 /** Developer tokens live 12 hours (SPEC.md, Limits). */
 export const ACCESS_TOKEN_TTL_SECONDS = 12 * 60 * 60;

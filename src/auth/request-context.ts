@@ -1,0 +1,16 @@
+import type { Logger } from '../logger';
+import type { Credentials } from './credentials';
+
+/**
+ * Per-request context shared by GraphQL over HTTP, GraphQL over WebSocket and REST: who is calling
+ * and how to log about it. Services are not in it: resolvers get theirs through their constructors.
+ */
+export interface RequestContext {
+  requestId: string;
+  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
+  clientIp: string;
+  credentials: Credentials;
+  /** `Idempotency-Key` header of the request, for gateway invokes. */
+  idempotencyKey?: string;
+  logger: Logger;
+}
