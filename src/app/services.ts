@@ -20,7 +20,7 @@ import { ProjectService } from '../modules/projects/project.service';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallet.service';
-import { createEventBus, type EventBus } from '../schema/pubsub';
+import { createEventBus, type EventBus } from '../kernel/event-bus';
 import { createRateLimits, type RateLimits } from '../kernel/rate-limit';
 
 /** The domain services of one process, handed to resolvers through the request context. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 import { ProjectService } from '../projects/project.service';
 import { WalletService } from '../wallets/wallet.service';
 import type { Credentials } from '../../auth/credentials';

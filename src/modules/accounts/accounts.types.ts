@@ -1,6 +1,6 @@
 import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 import { Project } from '../projects/projects.types';
 
 @ObjectType({ description: 'A developer account, created on the first EDS login.' })

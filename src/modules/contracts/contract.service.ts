@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../schema/pagination';
+import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
 import type { Credentials } from '../../auth/credentials';
 import type { Authority } from '../../auth/authority';
 import { encodeArgs } from '../gateway/abi';

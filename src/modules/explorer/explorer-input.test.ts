@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error';
-import { boundedInt, LIMITS, parseAddress, parseBlockId, parseHash, parseSearchQuery } from './explorer-input';
+import { parseAddress } from '../../kernel/address';
+import { boundedInt, LIMITS, parseBlockId, parseHash, parseSearchQuery } from './explorer-input';
 
 const code = (fn: () => unknown) => {
   try {
@@ -23,7 +24,7 @@ describe('explorer input', () => {
   it('accepts addresses in any case and returns them checksummed', () => {
     const checksummed = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
     for (const v of [checksummed, checksummed.toLowerCase(), `0x${checksummed.slice(2).toUpperCase()}`]) {
-      expect(parseAddress('address', v)).toBe(checksummed);
+      expect(parseAddress(v, 'address')).toBe(checksummed);
     }
     for (const bad of [
       '0x123',
@@ -31,7 +32,7 @@ describe('explorer input', () => {
       `${checksummed}00`,
       '0xzz9Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     ]) {
-      expect(code(() => parseAddress('address', bad))).toBe('VALIDATION_FAILED');
+      expect(code(() => parseAddress(bad, 'address'))).toBe('VALIDATION_FAILED');
     }
   });
 

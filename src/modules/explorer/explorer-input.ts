@@ -1,7 +1,7 @@
-import { getAddress } from 'ethers';
 import type { Network } from '../../config';
 import { AppError } from '../../errors/app-error';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
+import { isAddressLike, parseAddress } from '../../kernel/address';
 
 /** Bounds of the explorer's numeric arguments (API.md §9). */
 export const LIMITS = {
@@ -13,7 +13,6 @@ export const LIMITS = {
 } as const;
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const DECIMAL = /^\d+$/;
 
 const invalid = (field: string, reason: string, value?: unknown) =>
@@ -47,17 +46,6 @@ export function parseHash(field: string, value: string): string {
 }
 
 export const isHash = (value: string): boolean => HASH.test(value);
-export const isAddressLike = (value: string): boolean => ADDRESS.test(value);
-
-/**
- * A 20-byte address in any case (API.md §1: "accepted in any case"), returned EIP-55 checksummed.
- * Letter case is not used as a checksum on input: lowercase, uppercase and mixed case all pass.
- */
-export function parseAddress(field: string, value: string): string {
-  const v = value.trim();
-  if (!ADDRESS.test(v)) throw invalid(field, 'must be 0x followed by 40 hexadecimal characters');
-  return getAddress(v.toLowerCase());
-}
 
 /** `block/{id}`: a block number, a block hash or `latest`. */
 export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: string } | { kind: 'latest' };
@@ -92,6 +80,6 @@ export function parseSearchQuery(value: string): SearchQuery {
     if (Number.isSafeInteger(n)) return { kind: 'number', number: n };
   }
   if (HASH.test(q)) return { kind: 'hash', hash: q.toLowerCase() };
-  if (ADDRESS.test(q)) return { kind: 'address', address: getAddress(q.toLowerCase()) };
+  if (isAddressLike(q)) return { kind: 'address', address: parseAddress(q) };
   return { kind: 'text', text: q };
 }

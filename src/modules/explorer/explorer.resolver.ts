@@ -1,6 +1,6 @@
 import { Arg, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
-import { FEEDS } from '../../schema/pubsub';
+import { NetworkName } from '../../kernel/network-name';
+import { FEEDS } from '../../kernel/event-bus';
 import type { ExplorerService } from './explorer.service';
 import {
   AddressLookup,

@@ -1,3 +1,4 @@
+import { parseAddress } from '../../kernel/address';
 import { randomUUID } from 'node:crypto';
 import { getCreateAddress } from 'ethers';
 import type { DataSource } from 'typeorm';
@@ -5,8 +6,8 @@ import type { ChainRegistry } from '../../chain/chain-registry';
 import { CHAIN_IDS, NETWORKS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import type { NetworkName } from '../../schema/network';
-import type { EventBus } from '../../schema/pubsub';
+import type { NetworkName } from '../../kernel/network-name';
+import type { EventBus } from '../../kernel/event-bus';
 import { BlockIndex, type StoredActivity, type StoredBlock } from './block-index';
 import { boundedFeed } from './bounded-feed';
 import {
@@ -19,15 +20,7 @@ import {
 } from './chain-reader';
 import { ChainWatcher } from './chain-watcher';
 import { ExplorerIndexer } from './explorer-indexer';
-import {
-  boundedInt,
-  explorerNetwork,
-  LIMITS,
-  parseAddress,
-  parseBlockId,
-  parseHash,
-  parseSearchQuery,
-} from './explorer-input';
+import { boundedInt, explorerNetwork, LIMITS, parseBlockId, parseHash, parseSearchQuery } from './explorer-input';
 import {
   ActivityDirection,
   ActivityKind,
@@ -164,7 +157,9 @@ export class ExplorerService {
   subscribeLiveBlocks(networkArg: NetworkName | null | undefined): AsyncIterable<BlockSummary> {
     const network = explorerNetwork(networkArg);
     const release = this.watchers[network].retain();
-    return boundedFeed(this.bus.subscribe('LIVE_BLOCKS', this.liveTopic(network)), {
+    // This service is the only publisher of LIVE_BLOCKS, and it publishes BlockSummary views.
+    const published = this.bus.subscribe('LIVE_BLOCKS', this.liveTopic(network)) as AsyncIterable<BlockSummary>;
+    return boundedFeed(published, {
       max: MAX_QUEUED_BLOCKS,
       // graphql-ws reports an error of the event stream with its message and `extensions` only.
       overflowError: () =>
@@ -453,7 +448,7 @@ export class ExplorerService {
     scanArg: number | null | undefined,
   ): Promise<AddressLookup> {
     const network = explorerNetwork(networkArg);
-    const address = parseAddress('address', addressArg);
+    const address = parseAddress(addressArg, 'address');
     const limit = boundedInt('limit', limitArg, LIMITS.activity);
     const scan = scanArg === null || scanArg === undefined ? null : boundedInt('scan', scanArg, LIMITS.scan);
 

@@ -1,6 +1,6 @@
 import { GraphQLJSON, GraphQLSafeInt } from 'graphql-scalars';
 import { createUnionType, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 
 /** Where an address's activity list comes from (API.md §9). */
 export enum ActivityKind {

@@ -1,7 +1,7 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { FaucetService } from './faucet.service';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 import { FaucetDrip } from './faucet.types';
 
 @Resolver()

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import { isUuid } from '../../schema/pagination';
+import { isUuid } from '../../kernel/pagination';
 import { apiKeyOf, type Credentials } from '../../auth/credentials';
 import type { ApiKeyPrincipal, Authority } from '../../auth/authority';
 import type { ProjectService } from '../projects/project.service';

@@ -9,15 +9,8 @@ import { CustodialWalletEntity } from './custodial-wallet.entity';
 import type { TransactionSigner } from './transaction-sender';
 import { openPrivateKey, sealPrivateKey } from './wallet-key-cipher';
 import type { WalletBalance, WalletHistory, WalletHistoryItem } from './wallets.types';
-import { pageLimit } from '../../schema/pagination';
-
-/** A 0x address in any case (API.md §1) → EIP-55; anything else is the caller's error. */
-export function parseAddress(value: unknown, field = 'address'): string {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
-    throw new AppError('VALIDATION_FAILED', `${field} must be a 0x-prefixed 20-byte hex address`, { field });
-  }
-  return getAddress(value.toLowerCase());
-}
+import { parseAddress } from '../../kernel/address';
+import { decodeCursorWith, encodeCursor, pageLimit } from '../../kernel/pagination';
 
 interface HistoryRow {
   hash: string;
@@ -172,7 +165,7 @@ export class WalletService {
       })),
       nextCursor:
         rows.length > size && last
-          ? encodeHistoryCursor({
+          ? encodeCursor({
               pending: last.pending,
               at: Number(last.at),
               position: Number(last.position),
@@ -198,29 +191,20 @@ interface HistoryCursor {
 /** A transaction's position in its block is a PostgreSQL int; a larger cursor value would fail the query. */
 const MAX_CURSOR_POSITION = 2_147_483_647;
 
-const encodeHistoryCursor = (c: HistoryCursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
-
 function decodeHistoryCursor(cursor: string | null | undefined): HistoryCursor | undefined {
-  if (cursor === null || cursor === undefined || cursor === '') return undefined;
-  try {
-    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<HistoryCursor>;
-    // Only what encodeHistoryCursor writes: pending 0 or 1, numbers PostgreSQL's bigint and int hold, a hash.
-    if (
-      (c.pending === 0 || c.pending === 1) &&
-      Number.isSafeInteger(c.at) &&
-      c.at! >= 0 &&
-      Number.isSafeInteger(c.position) &&
-      c.position! >= -1 && // -1: mined, but not yet in the explorer index
-      c.position! <= MAX_CURSOR_POSITION &&
-      typeof c.hash === 'string' &&
-      /^0x[0-9a-f]{64}$/.test(c.hash)
-    ) {
-      return { pending: c.pending, at: c.at!, position: c.position!, hash: c.hash };
-    }
-  } catch {
-    /* fall through */
-  }
-  throw new AppError('VALIDATION_FAILED', 'cursor is not valid; pass the nextCursor of a previous page', {
-    field: 'cursor',
-  });
+  // Only what the history writes: pending 0 or 1, numbers PostgreSQL's bigint and int hold, a hash.
+  return decodeCursorWith(cursor, (c) =>
+    (c.pending === 0 || c.pending === 1) &&
+    typeof c.at === 'number' &&
+    Number.isSafeInteger(c.at) &&
+    c.at >= 0 &&
+    typeof c.position === 'number' &&
+    Number.isSafeInteger(c.position) &&
+    c.position >= -1 && // -1: mined, but not yet in the explorer index
+    c.position <= MAX_CURSOR_POSITION &&
+    typeof c.hash === 'string' &&
+    /^0x[0-9a-f]{64}$/.test(c.hash)
+      ? { pending: c.pending, at: c.at, position: c.position, hash: c.hash }
+      : undefined,
+  );
 }

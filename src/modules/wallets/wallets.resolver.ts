@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { WalletService } from './wallet.service';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 import { WalletBalance, WalletHistory } from './wallets.types';
 
 @Resolver()

@@ -1,4 +1,4 @@
-import type { Network } from '../config';
+import type { Network } from './network';
 
 export type FeeMode = 'auto' | 'legacy' | 'eip1559';
 
