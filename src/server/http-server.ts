@@ -78,13 +78,14 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
+/** The request each Apollo error belongs to (Apollo's formatError is not given the context). */
+const requestOfError = new WeakMap<object, string>();
+
 /** GraphQL errors carry the API.md code in extensions.code and never anything internal. */
-function formatGraphQLError(logger: Logger, metrics: Metrics) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const e: PublicError = toPublicError(error, (err) => {
-      metrics.unexpectedErrors.inc();
-      logger.error({ err }, 'unexpected error in GraphQL call');
-    });
+function formatGraphQLError(reportUnexpected: (err: unknown, requestId: string | undefined) => void) {
+  return (formatted: GraphQLFormattedError, error: unknown, requestId?: string): GraphQLFormattedError => {
+    const request = requestId ?? (typeof error === 'object' && error ? requestOfError.get(error) : undefined);
+    const e: PublicError = toPublicError(error, (err) => reportUnexpected(err, request));
     return {
       message: e.message,
       locations: formatted.locations,
@@ -100,10 +101,13 @@ const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLForm
   extensions: { ...e.extensions, requestId },
 });
 
-/** Adds the request id to the errors of every Apollo response. */
+/** Adds the request id to the errors of every Apollo response (and to their log lines). */
 const errorsCarryRequestId: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) requestOfError.set(error, contextValue.requestId);
+      },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
         response.body.singleResult.errors = response.body.singleResult.errors.map((e) =>
@@ -137,6 +141,11 @@ function areaOf(path: string): string {
 /** Builds the HTTP server: GraphQL (HTTP + WebSocket), REST by SOFA, health and metrics. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const { logger, metrics, limits } = opts;
+  /** Every face's errors answered as 500 INTERNAL: counted, and logged with the request id. */
+  const reportUnexpected = (err: unknown, requestId: string | undefined): void => {
+    metrics.unexpectedErrors.inc();
+    logger.error({ err, requestId }, 'unexpected error');
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -151,11 +160,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   };
   /** A request refused at the edge (rate limit): REST's error body, or GraphQL's errors (API.md §1). */
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, path: string, error: unknown) => {
-    const e = toPublicError(error, (err) => {
-      metrics.unexpectedErrors.inc();
-      logger.error({ err }, 'unexpected error at the HTTP edge');
-    });
     const requestId = res.getHeader('x-request-id') as string;
+    const e = toPublicError(error, (err) => reportUnexpected(err, requestId));
     const graphql = path === '/graphql';
     const text = JSON.stringify(
       graphql
@@ -318,10 +324,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       else wsConnections.set(address, left);
     });
   });
-  const format = formatGraphQLError(logger, metrics);
+  const format = formatGraphQLError(reportUnexpected);
   const pipeline = createGraphQLPipeline(opts.schema);
   const wsError = (error: unknown, requestId: string): GraphQLError => {
-    const f = withRequestId(format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error), requestId);
+    const f = withRequestId(
+      format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error, requestId),
+      requestId,
+    );
     return new GraphQLError(f.message, { extensions: f.extensions });
   };
   const wsCleanup = useServer(
@@ -365,7 +374,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       onNext: (_ctx, _id, _payload, args, result) => {
         if (!result.errors) return result;
         const requestId = (args.contextValue as RequestContext).requestId;
-        return { ...result, errors: result.errors.map((e) => withRequestId(format(e.toJSON(), e), requestId)) };
+        return {
+          ...result,
+          errors: result.errors.map((e) => withRequestId(format(e.toJSON(), e, requestId), requestId)),
+        };
       },
     },
     wss,
@@ -421,7 +433,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       typeof operationName === 'string' ? operationName : undefined,
     );
     if (!admission.errors) return next();
-    res.status(200).json({ errors: admission.errors.map((e) => withRequestId(format(e.toJSON(), e), requestId)) });
+    res
+      .status(200)
+      .json({ errors: admission.errors.map((e) => withRequestId(format(e.toJSON(), e, requestId), requestId)) });
   };
   app.use(docsPages());
   app.use(
@@ -441,6 +455,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       logger,
       servers: opts.servers,
       makeContext: (req) => contextFor(req.res?.locals.requestId as string, req),
+      onUnexpected: reportUnexpected,
     });
     app.use(AREA_BASE[area], rest.router);
     direct.push(...rest.direct);
@@ -451,11 +466,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     badPath,
     begin,
     context: contextFor,
-    unexpected: (error) =>
-      toPublicError(error, (err) => {
-        metrics.unexpectedErrors.inc();
-        logger.error({ err }, 'unexpected error');
-      }),
+    unexpected: (error, requestId) => toPublicError(error, (err) => reportUnexpected(err, requestId)),
   });
 
   app.use((req, res) => {
@@ -473,10 +484,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       // Express could not decode a path parameter (a stray or truncated %-escape).
       e = badPath;
     } else {
-      e = toPublicError(err, (x) => {
-        metrics.unexpectedErrors.inc();
-        logger.error({ err: x, requestId: res.locals.requestId }, 'unexpected error');
-      });
+      e = toPublicError(err, (x) => reportUnexpected(x, res.locals.requestId as string | undefined));
     }
     for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     res.status(e.status).json(errorBody(e));
