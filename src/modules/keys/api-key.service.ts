@@ -165,9 +165,9 @@ export class ApiKeyService {
         const [rows] = (await m.query(
           `UPDATE api_keys SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
           WHERE id = $1 AND developer_id = $2
-          RETURNING key_hash, revoked_at`,
+          RETURNING key_hash, revoked_at, now() AS notified_at`,
           [keyId, caller.id],
-        )) as [Array<{ key_hash: string; revoked_at: Date }>, number];
+        )) as [Array<{ key_hash: string; revoked_at: Date; notified_at: Date }>, number];
         const row = rows[0];
         if (!row) throw new AppError('NOT_FOUND', 'No such API key');
         // Collect the instances' acknowledgements from before the notification is delivered (at commit).
@@ -180,7 +180,7 @@ export class ApiKeyService {
         throw err;
       });
     this.forget(result.key_hash);
-    const { missing } = await result.acks.settled(this.ds, REVOCATION_ACK_TIMEOUT_MS);
+    const { missing } = await result.acks.settled(this.ds, REVOCATION_ACK_TIMEOUT_MS, result.notified_at);
     if (missing.length > 0) {
       this.logger.warn(
         { keyId, instances: missing },

@@ -109,11 +109,14 @@ export class RevocationChannel {
 
   /**
    * Starts collecting acknowledgements for `keyHash`; call it before the revocation commits.
-   * `settled(db, timeoutMs)`, called after the commit, resolves once every instance listening on
-   * the database has acknowledged (or after `timeoutMs`, naming the ones that did not).
+   * `settled(db, timeoutMs, notifiedAt)`, called after the commit, resolves once every instance
+   * that was listening on the database at `notifiedAt` (the revoking transaction's `now()`) has
+   * acknowledged, or after `timeoutMs`, naming the ones that did not. An instance whose listening
+   * connection began later holds nothing cached from before (its cache was emptied when its
+   * previous connection was lost), so it is not waited for.
    */
   expect(keyHash: string): {
-    settled(db: Queryable, timeoutMs: number): Promise<RevocationSettled>;
+    settled(db: Queryable, timeoutMs: number, notifiedAt: Date): Promise<RevocationSettled>;
     cancel(): void;
   } {
     let wake: () => void = () => undefined;
@@ -127,11 +130,11 @@ export class RevocationChannel {
     };
     return {
       cancel: release,
-      settled: async (db, timeoutMs) => {
+      settled: async (db, timeoutMs, notifiedAt) => {
         const deadline = Date.now() + timeoutMs;
         try {
           for (;;) {
-            const listening = await this.listeningInstances(db);
+            const listening = await this.listeningInstances(db, notifiedAt);
             const missing = listening.filter((id) => !waiter.acked.has(id));
             if (missing.length === 0) return { missing };
             const left = deadline - Date.now();
@@ -153,12 +156,12 @@ export class RevocationChannel {
     };
   }
 
-  /** The instances whose LISTEN connection is open on this database right now. */
-  private async listeningInstances(db: Queryable): Promise<string[]> {
+  /** The instances whose LISTEN connection is open on this database and began by `since`. */
+  private async listeningInstances(db: Queryable, since: Date): Promise<string[]> {
     const rows = (await db.query(
       `SELECT substr(application_name, $1) AS id FROM pg_stat_activity
-        WHERE datname = current_database() AND starts_with(application_name, $2)`,
-      [LISTENER_APPLICATION_PREFIX.length + 1, LISTENER_APPLICATION_PREFIX],
+        WHERE datname = current_database() AND starts_with(application_name, $2) AND backend_start <= $3`,
+      [LISTENER_APPLICATION_PREFIX.length + 1, LISTENER_APPLICATION_PREFIX, since],
     )) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   }
