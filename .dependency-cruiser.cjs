@@ -71,7 +71,7 @@ module.exports = {
       name: 'only-the-signer-decrypts-keys',
       comment: 'Custodial keys are decrypted only by the wallet service, which signs.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/modules/wallets/(wallet\\.service|wallet-key-cipher(\\.test)?)\\.ts$' },
+      from: { path: '^src/', pathNot: '^src/modules/wallets/(wallets\\.service|wallet-key-cipher(\\.test)?)\\.ts$' },
       to: { path: '^src/modules/wallets/wallet-key-cipher\\.ts$' },
     },
   ],

@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
-import type { ContractService } from './contract.service';
+import type { ContractService } from './contracts.service';
 import { NetworkName } from '../../kernel/network-name';
 import {
   CompileContractInput,

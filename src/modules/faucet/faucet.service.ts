@@ -6,7 +6,7 @@ import type { Logger } from '../../logger';
 import type { Credentials } from '../../auth/credentials';
 import type { Authority } from '../../auth/authority';
 import type { TransactionSender, TransactionSigner } from '../wallets/transaction-sender';
-import type { WalletService } from '../wallets/wallet.service';
+import type { WalletService } from '../wallets/wallets.service';
 import type { FaucetDrip } from './faucet.types';
 
 /** SPEC.md, Limits: 5 drips per day, 10 native coins per drip, testnet only. */

@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
-import type { ApiKeyService } from './api-key.service';
+import type { ApiKeyService } from './keys.service';
 import { ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
 
 @Resolver()

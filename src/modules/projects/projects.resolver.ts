@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
-import type { ProjectService } from './project.service';
+import type { ProjectService } from './projects.service';
 import { CreateProjectInput, Project } from './projects.types';
 
 @Resolver()

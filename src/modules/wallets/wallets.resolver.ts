@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
-import type { WalletService } from './wallet.service';
+import type { WalletService } from './wallets.service';
 import { NetworkName } from '../../kernel/network-name';
 import { WalletBalance, WalletHistory } from './wallets.types';
 

@@ -7,9 +7,9 @@ import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagi
 import type { Credentials } from '../../auth/credentials';
 import type { Authority } from '../../auth/authority';
 import { encodeArgs } from '../gateway/abi';
-import type { ProjectService } from '../projects/project.service';
+import type { ProjectService } from '../projects/projects.service';
 import type { SendRequest, TransactionSender } from '../wallets/transaction-sender';
-import type { WalletService } from '../wallets/wallet.service';
+import type { WalletService } from '../wallets/wallets.service';
 import type { CompileLane, SolidityCompiler, CompileResult } from './compiler/compiler';
 import { ContractEntity, type ContractStatus } from './contract.entity';
 import type {
