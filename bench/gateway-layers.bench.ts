@@ -14,6 +14,7 @@ import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import { startStack } from '../tests/kit/stack';
 import { startLocalNode } from '../src/chain/local-node';
 import { machine, productionEnvOn } from './kit';
+import { Session } from '../src/auth/session';
 
 const CONCURRENCY = 50;
 
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
     await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
     const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000']);
     const apiKey = (await newKey(api, dev)).apiKey;
-    const { chains, gateway } = stack.app.services;
+    const { chains, gateway, auth, keys } = stack.app.services;
     const data = new Interface(token.abi as never[]).encodeFunctionData('balanceOf', [dev.walletAddress]);
     const schema = stack.app.schema;
     const logger = createLogger('silent');
@@ -70,7 +71,11 @@ async function main(): Promise<void> {
     };
     const layers: Array<[string, () => Promise<unknown>]> = [
       ['eth_call through the chain registry', () => chains.call('testnet', { to: token.address, data })],
-      ['gateway service query', () => gateway.query({ apiKey }, token.id, 'balanceOf', [dev.walletAddress])],
+      [
+        'gateway service query',
+        () =>
+          gateway.query(new Session({ apiKey }, '127.0.0.1', auth, keys), token.id, 'balanceOf', [dev.walletAddress]),
+      ],
       [
         'the same as a GraphQL operation, executed in-process',
         async () => {

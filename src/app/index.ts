@@ -24,6 +24,7 @@ import { schemaPubSub } from '../schema/subscriptions';
 import { startHttpServer, type ReadinessReport } from '../server/http-server';
 import { Metrics } from '../server/metrics';
 import { createServices, type Services } from './services';
+import { Session } from '../auth/session';
 
 export interface App {
   url: string;
@@ -157,6 +158,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       chargeableDeveloper: (credentials) =>
         services.auth.chargeableDeveloper(credentials, (key) => services.keys.knownDeveloper(key)),
       limits: services.limits,
+      sessionFor: (credentials, clientIp) => new Session(credentials, clientIp, services.auth, services.keys),
       logger,
       metrics,
       readiness,

@@ -61,17 +61,17 @@ export function createServices(deps: {
   const bus = createEventBus();
   const limits = createRateLimits(deps.config.limits, deps.ds);
   const auth = new Authority(deps.ds, tokens, { adminSubjects: deps.config.adminSubjects }, limits.developer);
-  const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains, auth);
-  const projects = new ProjectService(deps.ds, auth);
+  const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains);
+  const projects = new ProjectService(deps.ds);
   const revocation = deps.config.edsCrlFile
     ? { crls: CrlStore.fromFile(deps.config.edsCrlFile), requireCrl: deps.config.edsRequireCrl }
     : undefined;
-  const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, auth, deps.logger, revocation);
+  const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, deps.logger, revocation);
   const sender = new TransactionSender(deps.ds, deps.chains, deps.logger);
-  const faucet = new FaucetService(deps.ds, auth, wallets, sender, deps.faucetPrivateKey, deps.logger);
+  const faucet = new FaucetService(deps.ds, wallets, sender, deps.faucetPrivateKey, deps.logger);
   const compiler = new SolidityCompiler({ logger: deps.logger });
   const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
-  const contracts = new ContractService(deps.ds, auth, projects, wallets, sender, compiler, { servers }, deps.logger);
+  const contracts = new ContractService(deps.ds, projects, wallets, sender, compiler, { servers }, deps.logger);
   const explorer = new ExplorerService(
     deps.ds,
     deps.chains,
@@ -94,7 +94,6 @@ export function createServices(deps: {
   const usage = new UsageRecorder(deps.ds, deps.logger);
   const gateway = new GatewayService(
     deps.ds,
-    auth,
     keys,
     contracts,
     deps.chains,
@@ -104,7 +103,7 @@ export function createServices(deps: {
     deps.config.apiKeyRateLimit,
     deps.logger,
   );
-  const analytics = new AnalyticsService(deps.ds, auth, usage);
+  const analytics = new AnalyticsService(deps.ds, usage);
   const tracker = new TransactionTracker(
     deps.ds,
     deps.chains,

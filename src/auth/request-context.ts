@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { Credentials } from './credentials';
+import type { Session } from './session';
 
 /**
  * Per-request context shared by GraphQL over HTTP, GraphQL over WebSocket and REST: who is calling
@@ -9,7 +9,8 @@ export interface RequestContext {
   requestId: string;
   /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
   clientIp: string;
-  credentials: Credentials;
+  /** Who is calling (the credentials as presented, checked when a service asks). */
+  session: Session;
   /** `Idempotency-Key` header of the request, for gateway invokes. */
   idempotencyKey?: string;
   logger: Logger;

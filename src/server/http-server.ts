@@ -15,6 +15,7 @@ import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import { createGraphQLPipeline } from '../schema/limits';
+import type { SessionFactory, Session } from '../auth/session';
 import type { RequestLimit } from '../kernel/rate-limit';
 import { clientAddressOf, hasMetricsToken, responseHygiene } from './edge';
 import { docsPages } from './docs-pages';
@@ -42,6 +43,8 @@ export interface HttpServerOptions {
   chargeableDeveloper: (credentials: Credentials) => string | undefined;
   /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
   limits: { public: RequestLimit; developer: RequestLimit };
+  /** Builds the session (who is calling) of each request and WebSocket operation. */
+  sessionFor: SessionFactory;
   logger: Logger;
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
@@ -215,14 +218,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
     readonly idempotencyKey?: string;
+    readonly session: Session;
     private requestLogger?: Logger;
 
     constructor(
       readonly requestId: string,
       readonly clientIp: string,
-      readonly credentials: Credentials,
+      credentials: Credentials,
       idempotencyKey: unknown,
     ) {
+      this.session = opts.sessionFor(credentials, clientIp);
       if (typeof idempotencyKey === 'string') this.idempotencyKey = idempotencyKey;
     }
 

@@ -31,7 +31,7 @@ export class AccountsResolver {
 
   @Query(() => Developer, { description: 'The current developer (developer token required).' })
   me(@Ctx() ctx: RequestContext): Promise<Developer> {
-    return this.accounts.me(ctx.credentials);
+    return this.accounts.me(ctx.session);
   }
 
   @Query(() => DeveloperDetails, {
@@ -41,7 +41,7 @@ export class AccountsResolver {
     @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<DeveloperDetails> {
-    return this.accounts.developer(ctx.credentials, id);
+    return this.accounts.developer(ctx.session, id);
   }
 
   @UseMiddleware(LoginRateLimit)
@@ -64,6 +64,6 @@ export class AccountsResolver {
     description: 'Logs out: every token of the caller issued up to now stops working, on every instance.',
   })
   logout(@Ctx() ctx: RequestContext): Promise<LogoutResult> {
-    return this.accounts.logout(ctx.credentials);
+    return this.accounts.logout(ctx.session);
   }
 }

@@ -16,6 +16,6 @@ export class AnalyticsResolver {
     days: number | null,
     @Ctx() ctx: RequestContext,
   ): Promise<Analytics> {
-    return this.service.analytics(ctx.credentials, id, days);
+    return this.service.analytics(ctx.session, id, days);
   }
 }

@@ -23,7 +23,7 @@ export class ContractsResolver {
     @Arg('input', () => CompileContractInput, { description: 'Sources to compile.' }) input: CompileContractInput,
     @Ctx() ctx: RequestContext,
   ): Promise<CompileOutput> {
-    return this.contracts.compile(input, ctx.credentials);
+    return this.contracts.compile(input, ctx.session);
   }
 
   @Mutation(() => Contract, {
@@ -34,7 +34,7 @@ export class ContractsResolver {
     input: DeployContractInput,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return this.contracts.deploy(ctx.credentials, input);
+    return this.contracts.deploy(ctx.session, input);
   }
 
   @Query(() => Contract, { description: 'A contract record (public).' })
@@ -54,7 +54,7 @@ export class ContractsResolver {
     cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ContractPage> {
-    return this.contracts.listForDeveloper(ctx.credentials, id, { network, status, projectId, limit, cursor });
+    return this.contracts.listForDeveloper(ctx.session, id, { network, status, projectId, limit, cursor });
   }
 
   @Query(() => ContractPage, { description: 'Contracts awaiting review (administrators only).' })
@@ -66,7 +66,7 @@ export class ContractsResolver {
     cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ContractPage> {
-    return this.contracts.adminList(ctx.credentials, status, limit, cursor);
+    return this.contracts.adminList(ctx.session, status, limit, cursor);
   }
 
   @Mutation(() => Contract, {
@@ -76,7 +76,7 @@ export class ContractsResolver {
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return this.contracts.approve(ctx.credentials, id);
+    return this.contracts.approve(ctx.session, id);
   }
 
   @Mutation(() => Contract, { description: 'Rejects a compiled mainnet contract (administrators only).' })
@@ -85,7 +85,7 @@ export class ContractsResolver {
     @Arg('reason', () => String, { nullable: true, description: 'Why, shown to the owner.' }) reason: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return this.contracts.reject(ctx.credentials, id, reason);
+    return this.contracts.reject(ctx.session, id, reason);
   }
 
   @Mutation(() => MiddlewareRegistration, {
@@ -95,7 +95,7 @@ export class ContractsResolver {
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<MiddlewareRegistration> {
-    return this.contracts.registerMiddleware(ctx.credentials, id);
+    return this.contracts.registerMiddleware(ctx.session, id);
   }
 
   @Query(() => GraphQLJSONObject, { description: 'Swagger 2.0 description of a registered contract’s gateway.' })

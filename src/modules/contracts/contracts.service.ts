@@ -4,8 +4,7 @@ import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
-import type { Credentials } from '../../auth/credentials';
-import type { Authority } from '../../auth/authority';
+import type { Session } from '../../auth/session';
 import { encodeArgs } from '../gateway/abi';
 import type { ProjectService } from '../projects/projects.service';
 import type { SendRequest, TransactionSender } from '../wallets/transaction-sender';
@@ -77,7 +76,6 @@ function sourcesOf(input: CompileContractInput): Record<string, string> {
 export class ContractService {
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: Authority,
     private readonly projects: ProjectService,
     private readonly wallets: WalletService,
     private readonly sender: TransactionSender,
@@ -91,12 +89,12 @@ export class ContractService {
   }
 
   /** Compiles for anyone; a caller with a valid developer token compiles in the developers' lane. */
-  async compile(input: CompileContractInput, creds?: Credentials): Promise<CompileOutput> {
+  async compile(input: CompileContractInput, session?: Session): Promise<CompileOutput> {
     let lane: CompileLane = 'anonymous';
     let caller: string | undefined;
-    if (creds?.bearer) {
+    if (session?.credentials.bearer) {
       try {
-        caller = (await this.auth.requireDeveloper(creds)).id;
+        caller = (await session.developer()).id;
         lane = 'developer';
       } catch (e) {
         if (!(e instanceof AppError) || e.code !== 'UNAUTHENTICATED') throw e;
@@ -131,8 +129,8 @@ export class ContractService {
     return toContract(await this.require(id));
   }
 
-  async deploy(creds: Credentials, input: DeployContractInput): Promise<Contract> {
-    const owner = await this.auth.requireDeveloper(creds);
+  async deploy(session: Session, input: DeployContractInput): Promise<Contract> {
+    const owner = await session.developer();
     const network: Network = input.network ?? 'testnet';
     if (input.projectId) await this.projects.requireOwned(owner, input.projectId);
     const compiled = await this.compiler.compile(
@@ -259,7 +257,7 @@ export class ContractService {
   }
 
   async listForDeveloper(
-    creds: Credentials,
+    session: Session,
     developerId: string,
     filter: {
       network?: Network | null;
@@ -269,8 +267,7 @@ export class ContractService {
       cursor?: string | null;
     },
   ): Promise<ContractPage> {
-    const caller = await this.auth.requireDeveloper(creds);
-    this.auth.requireSelf(caller, developerId);
+    const caller = await session.self(developerId);
     return this.page({ ...filter, ownerId: caller.id });
   }
 
@@ -309,8 +306,8 @@ export class ContractService {
     };
   }
 
-  async adminList(creds: Credentials, status: string | null, limit: number | null, cursor: string | null) {
-    await this.auth.requireAdmin(creds, 'review mainnet deployments');
+  async adminList(session: Session, status: string | null, limit: number | null, cursor: string | null) {
+    await session.admin('review mainnet deployments');
     return this.page({ status: status ?? 'compiled', limit, cursor });
   }
 
@@ -331,16 +328,16 @@ export class ContractService {
     return { ...current, status: to, ...extra } as ContractEntity;
   }
 
-  async approve(creds: Credentials, id: string): Promise<Contract> {
-    const admin = await this.auth.requireAdmin(creds, 'review mainnet deployments');
+  async approve(session: Session, id: string): Promise<Contract> {
+    const admin = await session.admin('review mainnet deployments');
     const claimed = await this.transition(id, 'deploying', { approvedAt: new Date() });
     this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment approved');
     const record = await this.require(claimed.id);
     return toContract(await this.deployRecord(record, record.ownerId, true));
   }
 
-  async reject(creds: Credentials, id: string, reason: string | null): Promise<Contract> {
-    const admin = await this.auth.requireAdmin(creds, 'review mainnet deployments');
+  async reject(session: Session, id: string, reason: string | null): Promise<Contract> {
+    const admin = await session.admin('review mainnet deployments');
     const text = reason?.trim() ? reason.trim().slice(0, 1000) : 'rejected by an administrator';
     await this.transition(id, 'rejected', { statusReason: text });
     this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment rejected');
@@ -359,8 +356,8 @@ export class ContractService {
     };
   }
 
-  async registerMiddleware(creds: Credentials, id: string): Promise<MiddlewareRegistration> {
-    const caller = await this.auth.requireDeveloper(creds);
+  async registerMiddleware(session: Session, id: string): Promise<MiddlewareRegistration> {
+    const caller = await session.developer();
     const contract = await this.require(id);
     if (contract.ownerId !== caller.id) {
       throw new AppError('FORBIDDEN', 'Only the owner of the contract may register it');

@@ -16,6 +16,6 @@ export class FaucetResolver {
     network: NetworkName,
     @Ctx() ctx: RequestContext,
   ): Promise<FaucetDrip> {
-    return this.faucet.drip(ctx.credentials, network);
+    return this.faucet.drip(ctx.session, network);
   }
 }

@@ -21,7 +21,7 @@ export class GatewayResolver {
     args: unknown,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayQueryResult> {
-    return this.gateway.query(ctx.credentials, id, method, args);
+    return this.gateway.query(ctx.session, id, method, args);
   }
 
   @Mutation(() => GatewayInvokeResult, {
@@ -46,7 +46,7 @@ export class GatewayResolver {
     gasLimit: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayInvokeResult> {
-    return this.gateway.invoke(ctx.credentials, id, method, args, {
+    return this.gateway.invoke(ctx.session, id, method, args, {
       value,
       gasLimit,
       idempotencyKey: ctx.idempotencyKey,

@@ -7,12 +7,12 @@ import { decodeRevert } from '../../chain/revert-decoder';
 import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
-import type { Credentials } from '../../auth/credentials';
+import type { Session } from '../../auth/session';
 import { RequestLimit } from '../../kernel/rate-limit';
 import type { UsageRecorder } from '../analytics/usage-recorder';
 import type { ContractEntity } from '../contracts/contract.entity';
 import type { ContractService } from '../contracts/contracts.service';
-import type { ApiKeyPrincipal, Authority } from '../../auth/authority';
+import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys/keys.service';
 import type { TransactionSender } from '../wallets/transaction-sender';
 import type { WalletService } from '../wallets/wallets.service';
@@ -67,7 +67,6 @@ export class GatewayService {
 
   constructor(
     ds: DataSource,
-    private readonly authority: Authority,
     private readonly keys: ApiKeyService,
     private readonly contracts: ContractService,
     private readonly chains: ChainRegistry,
@@ -81,9 +80,9 @@ export class GatewayService {
     this.idempotency = new IdempotencyStore(ds);
   }
 
-  async query(creds: Credentials, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
+  async query(session: Session, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
     return this.traced('query', async (trace) => {
-      const { contract, abiMethod } = await this.authorize(creds, contractId, method, 'read', trace);
+      const { contract, abiMethod } = await this.authorize(session, contractId, method, 'read', trace);
       // A call would run it, answer null and change nothing: the caller meant invoke.
       if (!abiMethod.readOnly) {
         throw new AppError(
@@ -105,14 +104,14 @@ export class GatewayService {
   }
 
   async invoke(
-    creds: Credentials,
+    session: Session,
     contractId: string,
     method: string,
     args: unknown,
     opts: InvokeOptions,
   ): Promise<GatewayInvokeResult> {
     return this.traced('invoke', async (trace) => {
-      const { contract, abiMethod, principal } = await this.authorize(creds, contractId, method, 'write', trace);
+      const { contract, abiMethod, principal } = await this.authorize(session, contractId, method, 'write', trace);
       if (abiMethod.readOnly) {
         throw new AppError(
           'VALIDATION_FAILED',
@@ -239,18 +238,18 @@ export class GatewayService {
 
   /** The checks of API.md §7, in their order, each with its code. */
   private async authorize(
-    creds: Credentials,
+    session: Session,
     contractId: string,
     method: string,
     scope: 'read' | 'write',
     trace: CallTrace,
   ): Promise<{ contract: ServedContract; abiMethod: AbiMethod; principal: ApiKeyPrincipal }> {
-    const principal = await this.keys.authenticate(creds);
+    const principal = await session.apiKey();
     trace.principal = principal;
     await this.rateLimit(principal.keyId);
     const contract = await this.servedContract(contractId);
     trace.contractId = contract.record.id;
-    this.authority.requireKeyAccess(principal, contract.record, scope);
+    await session.apiKeyFor(contract.record, scope);
     if (contract.record.status !== 'deployed') {
       throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.record.status}, not deployed`, {
         status: contract.record.status,

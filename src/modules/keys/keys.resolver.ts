@@ -16,7 +16,7 @@ export class KeysResolver {
     input: CreateApiKeyInput | null,
     @Ctx() ctx: RequestContext,
   ): Promise<CreatedApiKey> {
-    return this.keys.issue(ctx.credentials, id, input ?? {});
+    return this.keys.issue(ctx.session, id, input ?? {});
   }
 
   @Query(() => ApiKeyList, { description: "The caller's API keys, without secrets (developer token, own id)." })
@@ -24,7 +24,7 @@ export class KeysResolver {
     @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<ApiKeyList> {
-    return this.keys.list(ctx.credentials, id);
+    return this.keys.list(ctx.session, id);
   }
 
   @Mutation(() => RevokedApiKey, { description: 'Revokes an API key of the caller at once, on every instance.' })
@@ -32,6 +32,6 @@ export class KeysResolver {
     @Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string,
     @Ctx() ctx: RequestContext,
   ): Promise<RevokedApiKey> {
-    return this.keys.revoke(ctx.credentials, keyId);
+    return this.keys.revoke(ctx.session, keyId);
   }
 }

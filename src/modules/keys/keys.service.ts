@@ -10,6 +10,7 @@ import type { ProjectService } from '../projects/projects.service';
 import { ApiKeyEntity, type ApiKeyScope } from './api-key.entity';
 import type { ApiKeyInfo, ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
 import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel';
+import type { Session } from '../../auth/session';
 
 /** `svc_` + 43 base64url characters (32 random bytes), API.md §6. */
 export const API_KEY_PATTERN = /^svc_[A-Za-z0-9_-]{43}$/;
@@ -88,9 +89,8 @@ export class ApiKeyService {
     this.cache.clear();
   }
 
-  async issue(creds: Credentials, developerId: string, input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    const caller = await this.auth.requireDeveloper(creds);
-    this.auth.requireSelf(caller, developerId);
+  async issue(session: Session, developerId: string, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    const caller = await session.self(developerId);
     const scopes = [...new Set(input.scopes ?? DEFAULT_SCOPES)] as ApiKeyScope[];
     if (input.projectId) await this.projects.requireOwned(caller, input.projectId);
     if (input.contractId) {
@@ -142,9 +142,8 @@ export class ApiKeyService {
     };
   }
 
-  async list(creds: Credentials, developerId: string): Promise<ApiKeyList> {
-    const caller = await this.auth.requireDeveloper(creds);
-    this.auth.requireSelf(caller, developerId);
+  async list(session: Session, developerId: string): Promise<ApiKeyList> {
+    const caller = await session.self(developerId);
     const rows = await this.ds
       .getRepository(ApiKeyEntity)
       .find({ where: { developerId: caller.id }, order: { createdAt: 'ASC', id: 'ASC' } });
@@ -156,8 +155,8 @@ export class ApiKeyService {
    * every instance listening on the database has acknowledged the revocation (2 s at most), so
    * every instance refuses the key from the next request on.
    */
-  async revoke(creds: Credentials, keyId: string): Promise<RevokedApiKey> {
-    const caller = await this.auth.requireDeveloper(creds);
+  async revoke(session: Session, keyId: string): Promise<RevokedApiKey> {
+    const caller = await session.developer();
     if (!isUuid(keyId)) throw new AppError('NOT_FOUND', 'No such API key');
     let acks: ReturnType<RevocationChannel['expect']> | undefined;
     const result = await this.ds

@@ -13,6 +13,6 @@ export class ProjectsResolver {
     input: CreateProjectInput,
     @Ctx() ctx: RequestContext,
   ): Promise<Project> {
-    return this.projects.create(ctx.credentials, input);
+    return this.projects.create(ctx.session, input);
   }
 }

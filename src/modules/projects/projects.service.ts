@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
-import type { Credentials } from '../../auth/credentials';
-import type { Authority } from '../../auth/authority';
+import type { Session } from '../../auth/session';
 import type { DeveloperEntity } from '../accounts/developer.entity';
 import { ProjectEntity } from './project.entity';
 import type { CreateProjectInput, Project } from './projects.types';
@@ -16,13 +15,10 @@ const toProject = (p: ProjectEntity): Project => ({
 
 /** Projects: logical groups of a developer's contracts and keys. */
 export class ProjectService {
-  constructor(
-    private readonly ds: DataSource,
-    private readonly auth: Authority,
-  ) {}
+  constructor(private readonly ds: DataSource) {}
 
-  async create(creds: Credentials, input: CreateProjectInput): Promise<Project> {
-    const owner = await this.auth.requireDeveloper(creds);
+  async create(session: Session, input: CreateProjectInput): Promise<Project> {
+    const owner = await session.developer();
     const name = input.name.trim();
     if (name.length < 1 || name.length > 100) {
       throw new AppError('VALIDATION_FAILED', 'name must be 1 to 100 characters', { field: 'name' });

@@ -29,6 +29,6 @@ export class WalletsResolver {
     cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<WalletHistory> {
-    return this.wallets.history(ctx.credentials, id, network, limit, cursor);
+    return this.wallets.history(ctx.session, id, network, limit, cursor);
   }
 }

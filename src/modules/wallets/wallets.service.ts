@@ -3,8 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
-import type { Credentials } from '../../auth/credentials';
-import type { Authority } from '../../auth/authority';
+import type { Session } from '../../auth/session';
 import { CustodialWalletEntity } from './custodial-wallet.entity';
 import type { TransactionSigner } from './transaction-sender';
 import { openPrivateKey, sealPrivateKey } from './wallet-key-cipher';
@@ -35,7 +34,6 @@ export class WalletService {
     private readonly ds: DataSource,
     private readonly encryptionKey: Buffer,
     private readonly chains: ChainRegistry,
-    private readonly auth: Authority,
   ) {}
 
   /** Creates a developer's wallet inside the caller's transaction. */
@@ -96,14 +94,13 @@ export class WalletService {
    * (faucet, deploy, invoke) and, from the explorer index, any other transfer in or out.
    */
   async history(
-    creds: Credentials,
+    session: Session,
     developerId: string,
     network: Network,
     limit?: number | null,
     cursor?: string | null,
   ): Promise<WalletHistory> {
-    const caller = await this.auth.requireDeveloper(creds);
-    this.auth.requireSelf(caller, developerId);
+    const caller = await session.self(developerId);
     const size = pageLimit(limit);
     const after = decodeHistoryCursor(cursor);
     const { address } = await this.walletOf(caller.id);
