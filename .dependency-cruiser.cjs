@@ -41,6 +41,13 @@ module.exports = {
       to: { path: '^src/(server|rest|resolvers|schema|app)/' },
     },
     {
+      name: 'modules-meet-through-their-index',
+      comment: 'A module uses another module only through the index.ts that names what it offers.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
       name: 'schema-and-rest-below-the-edge',
       comment: 'The schema and REST assembly do not import the HTTP edge or the composition root.',
       severity: 'error',

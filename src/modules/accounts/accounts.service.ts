@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { NetworkName } from '../../kernel/network-name';
-import { ProjectService } from '../projects/projects.service';
-import { WalletService } from '../wallets/wallets.service';
+import { ProjectService } from '../projects';
+import { WalletService } from '../wallets';
 import type { Session } from '../../auth/session';
 import type { AccessTokens } from '../../auth/access-token';
 import type {

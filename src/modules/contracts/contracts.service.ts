@@ -5,10 +5,10 @@ import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
 import type { Session } from '../../auth/session';
-import { encodeArgs } from '../gateway/abi';
-import type { ProjectService } from '../projects/projects.service';
-import type { SendRequest, TransactionSender } from '../wallets/transaction-sender';
-import type { WalletService } from '../wallets/wallets.service';
+import { encodeArgs } from '../../chain/abi';
+import type { ProjectService } from '../projects';
+import type { SendRequest, TransactionSender } from '../wallets';
+import type { WalletService } from '../wallets';
 import type { CompileLane, SolidityCompiler, CompileResult } from './compiler/compiler';
 import { ContractEntity, type ContractStatus } from './contract.entity';
 import type {

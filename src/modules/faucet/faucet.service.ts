@@ -4,8 +4,8 @@ import type { Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import type { Session } from '../../auth/session';
-import type { TransactionSender, TransactionSigner } from '../wallets/transaction-sender';
-import type { WalletService } from '../wallets/wallets.service';
+import type { TransactionSender, TransactionSigner } from '../wallets';
+import type { WalletService } from '../wallets';
 import type { FaucetDrip } from './faucet.types';
 
 /** SPEC.md, Limits: 5 drips per day, 10 native coins per drip, testnet only. */

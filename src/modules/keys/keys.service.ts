@@ -6,7 +6,7 @@ import type { Logger } from '../../logger';
 import { isUuid } from '../../kernel/pagination';
 import { apiKeyOf, type Credentials } from '../../auth/credentials';
 import type { ApiKeyPrincipal, Authority } from '../../auth/authority';
-import type { ProjectService } from '../projects/projects.service';
+import type { ProjectService } from '../projects';
 import { ApiKeyEntity, type ApiKeyScope } from './api-key.entity';
 import type { ApiKeyInfo, ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
 import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel';

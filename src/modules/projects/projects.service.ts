@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Session } from '../../auth/session';
-import type { DeveloperEntity } from '../accounts/developer.entity';
+import type { DeveloperEntity } from '../accounts';
 import { ProjectEntity } from './project.entity';
 import type { CreateProjectInput, Project } from './projects.types';
 

@@ -1,5 +1,5 @@
 import { getAddress, type ConstructorFragment, type FunctionFragment, type ParamType } from 'ethers';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../errors/app-error';
 
 /** A value that does not fit its ABI type; `path` locates it inside the argument (`args[1].to[2]`). */
 class ArgumentMismatch extends Error {
