@@ -115,7 +115,9 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);
       // A halted explorer index does not stop the service from serving; the report names it.
       const halted = dbReady
-        ? await Promise.all(NETWORKS.map((n) => services.explorer.index.state(n).then((s) => s?.haltedReason ?? null)))
+        ? await Promise.all(
+            NETWORKS.map((n) => services.explorer.runtime.index.state(n).then((s) => s?.haltedReason ?? null)),
+          )
         : [];
       return {
         ready: dbReady,

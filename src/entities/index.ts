@@ -1,7 +1,7 @@
 import { DeveloperEntity } from '../modules/accounts/developer.entity';
 import { LoginChallengeEntity } from '../modules/accounts/login-challenge.entity';
 import { ContractEntity } from '../modules/contracts/contract.entity';
-import { EXPLORER_ENTITIES } from '../modules/explorer/explorer.entities';
+import { EXPLORER_ENTITIES } from '../modules/explorer';
 import { FaucetDripEntity } from '../modules/faucet/faucet-drip.entity';
 import { ApiKeyEntity } from '../modules/keys/api-key.entity';
 import { ProjectEntity } from '../modules/projects/project.entity';

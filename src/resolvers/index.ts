@@ -1,7 +1,7 @@
 import { AccountsResolver } from '../modules/accounts/accounts.resolver';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
-import { ExplorerResolver } from '../modules/explorer/explorer.resolver';
+import { EXPLORER_RESOLVERS } from '../modules/explorer';
 import { FaucetResolver } from '../modules/faucet/faucet.resolver';
 import { GatewayResolver } from '../modules/gateway/gateway.resolver';
 import { KeysResolver } from '../modules/keys/keys.resolver';
@@ -22,5 +22,5 @@ export const RESOLVERS = [
   ContractsResolver,
   KeysResolver,
   AnalyticsResolver,
-  ExplorerResolver,
+  ...EXPLORER_RESOLVERS,
 ] as const;

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../../errors/app-error';
 import { boundedInt, LIMITS, parseAddress, parseBlockId, parseHash, parseSearchQuery } from './explorer-input';
 
 const code = (fn: () => unknown) => {

@@ -1,0 +1,36 @@
+import { Arg, Ctx, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { NetworkName } from '../../../../schema/network';
+import type { RequestContext } from '../../../../server/context';
+import { NETWORK_ARG } from '../explorer-input';
+import { BlockSummary, LiveBlocks } from './blocks.types';
+
+/** The latest blocks and the push of new ones; `block` is in BlocksResolver. */
+@Resolver()
+export class LiveBlocksResolver {
+  @Query(() => LiveBlocks, { description: 'Latest blocks of a network, newest first.' })
+  liveBlocks(
+    @Arg('network', () => NetworkName, NETWORK_ARG) network: NetworkName | null,
+    @Arg('limit', () => Int, { nullable: true, description: 'Number of blocks, 1 to 100; default 10.' })
+    limit: number | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<LiveBlocks> {
+    return ctx.services.explorer.blocks.liveBlocks(network, limit);
+  }
+
+  @Subscription(() => BlockSummary, {
+    name: 'liveBlocks',
+    description:
+      'Pushes every new block of a network, in order and without gaps, as the BlockSummary of the REST views. ' +
+      'A subscriber that falls more than 256 blocks behind is ended with an error.',
+    subscribe: ({ args, context }) =>
+      (context as RequestContext).services.explorer.blocks.subscribeLiveBlocks(
+        (args as { network?: NetworkName | null }).network,
+      ),
+  })
+  liveBlocksFeed(
+    @Root() block: BlockSummary,
+    @Arg('network', () => NetworkName, NETWORK_ARG) _network: NetworkName | null,
+  ): BlockSummary {
+    return block;
+  }
+}
