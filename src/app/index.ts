@@ -118,7 +118,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const schema = await buildAppSchema({
       container: resolverContainer({ ...services, loginLimit: services.limits.login }),
       pubSub: schemaPubSub(services.bus, {
-        liveBlocks: (network) => services.explorer.subscribeLiveBlocks(network as NetworkName | null),
+        liveBlocks: (network) => services.explorer.blocks.subscribeLiveBlocks(network as NetworkName | null),
       }),
     });
     // One clock per app feeds every serverTime subscriber.
@@ -131,7 +131,9 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);
       // A halted explorer index does not stop the service from serving; the report names it.
       const halted = dbReady
-        ? await Promise.all(NETWORKS.map((n) => services.explorer.index.state(n).then((s) => s?.haltedReason ?? null)))
+        ? await Promise.all(
+            NETWORKS.map((n) => services.explorer.runtime.index.state(n).then((s) => s?.haltedReason ?? null)),
+          )
         : [];
       return {
         ready: dbReady,

@@ -7,7 +7,7 @@ import { AccountService } from '../modules/accounts/accounts.service';
 import { Authority } from '../auth/authority';
 import { CrlStore } from '../modules/accounts/eds/crl-store';
 import type { TrustStore } from '../modules/accounts/eds/trust-store';
-import { ExplorerService } from '../modules/explorer/explorer.service';
+import { ExplorerService, LiveFeed } from '../modules/explorer';
 import { SolidityCompiler } from '../modules/contracts/compiler/compiler';
 import { ContractService } from '../modules/contracts/contracts.service';
 import { AnalyticsService } from '../modules/analytics/analytics.service';
@@ -81,7 +81,8 @@ export function createServices(deps: {
       // Without an RPC URL the service runs the network's dev chain itself.
       localNetworks: NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
     },
-    bus,
+    // This app's live blocks: never shared with another app in the same process.
+    new LiveFeed(),
     deps.logger,
   );
   const revocations: RevocationChannel = new RevocationChannel(

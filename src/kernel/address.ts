@@ -17,3 +17,8 @@ export function parseAddress(value: unknown, field = 'address'): string {
   }
   return getAddress(v.toLowerCase());
 }
+
+/** An address as shown in answers: EIP-55 checksummed (whatever case it was stored in). */
+export const checksum = (address: string): string => getAddress(address.toLowerCase());
+export const checksumOrNull = (address: string | null | undefined): string | null =>
+  address ? checksum(address) : null;

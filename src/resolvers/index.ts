@@ -4,7 +4,6 @@ import { AccountsResolver, LoginRateLimit } from '../modules/accounts/accounts.r
 import type { AccountService } from '../modules/accounts/accounts.service';
 import type { AnalyticsService } from '../modules/analytics/analytics.service';
 import type { ContractService } from '../modules/contracts/contracts.service';
-import type { ExplorerService } from '../modules/explorer/explorer.service';
 import type { FaucetService } from '../modules/faucet/faucet.service';
 import type { GatewayService } from '../modules/gateway/gateway.service';
 import type { ApiKeyService } from '../modules/keys/keys.service';
@@ -12,7 +11,7 @@ import type { ProjectService } from '../modules/projects/projects.service';
 import type { WalletService } from '../modules/wallets/wallets.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
-import { ExplorerResolver } from '../modules/explorer/explorer.resolver';
+import { EXPLORER_RESOLVERS, explorerResolverInstances, type ExplorerService } from '../modules/explorer';
 import { FaucetResolver } from '../modules/faucet/faucet.resolver';
 import { GatewayResolver } from '../modules/gateway/gateway.resolver';
 import { KeysResolver } from '../modules/keys/keys.resolver';
@@ -33,7 +32,7 @@ export const RESOLVERS = [
   ContractsResolver,
   KeysResolver,
   AnalyticsResolver,
-  ExplorerResolver,
+  ...EXPLORER_RESOLVERS,
 ] as const;
 
 /** The services the resolvers are built with. */
@@ -63,7 +62,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [ContractsResolver, new ContractsResolver(s.contracts)],
     [KeysResolver, new KeysResolver(s.keys)],
     [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
-    [ExplorerResolver, new ExplorerResolver(s.explorer)],
+    ...explorerResolverInstances(s.explorer),
   ]);
   return {
     get: (cls: unknown) => {

@@ -1,7 +1,7 @@
 import type { JsonRpcProvider } from 'ethers';
-import type { ChainRegistry } from '../../chain/chain-registry';
-import type { Network } from '../../config';
-import { AppError, isAppError } from '../../errors/app-error';
+import type { ChainRegistry } from '../../../chain/chain-registry';
+import type { Network } from '../../../config';
+import { AppError, isAppError } from '../../../errors/app-error';
 
 /** A block as JSON-RPC returns it (hex quantities); `transactions` per the `full` flag. */
 export interface RpcBlock<Tx = RpcTransaction | string> {
@@ -67,6 +67,9 @@ export const hexToDecimal = (h: string | null | undefined): string => (h ? BigIn
  * so scans never queue the indexer out, and together they stay within the default connection cap (16).
  */
 const IN_FLIGHT: Record<ReadBudget, number> = { index: 12, scan: 4 };
+
+/** One attempt within 2 s: for reads a request waits on, which a node that is down must not hold up. */
+export const NODE_QUICK = { attempts: 1, timeoutMs: 2_000 } as const;
 
 /** Whose bulk reads: the block indexer's (and backfills), or the on-demand address scans. */
 export type ReadBudget = 'index' | 'scan';

@@ -1,5 +1,5 @@
-import { AppError } from '../../errors/app-error';
-import { parseAddress } from '../../kernel/address';
+import { AppError } from '../../../errors/app-error';
+import { parseAddress } from '../../../kernel/address';
 import { boundedInt, LIMITS, parseBlockId, parseHash, parseSearchQuery } from './explorer-input';
 
 const code = (fn: () => unknown) => {

@@ -1,7 +1,7 @@
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
-import { NetworkName } from '../../kernel/network-name';
-import { isAddressLike, parseAddress } from '../../kernel/address';
+import type { Network } from '../../../config';
+import { AppError } from '../../../errors/app-error';
+import { NetworkName } from '../../../kernel/network-name';
+import { isAddressLike, parseAddress } from '../../../kernel/address';
 
 /** Bounds of the explorer's numeric arguments (API.md §9). */
 export const LIMITS = {
@@ -21,6 +21,13 @@ const invalid = (field: string, reason: string, value?: unknown) =>
     reason,
     ...(value !== undefined ? { value } : {}),
   });
+
+/** Options of the `network` argument of the explorer's fields. */
+export const NETWORK_ARG = {
+  nullable: true,
+  defaultValue: NetworkName.mainnet,
+  description: 'Network to read: `mainnet` (default) or `testnet`.',
+} as const;
 
 /** The explorer's network argument: optional, `mainnet` when absent (API.md §1). */
 export const explorerNetwork = (n: NetworkName | null | undefined): Network => n ?? NetworkName.mainnet;

@@ -1,8 +1,8 @@
-import type { Network } from '../../config';
-import type { Logger } from '../../logger';
+import type { Network } from '../../../config';
+import type { Logger } from '../../../logger';
 import type { ChainReader, RpcBlock } from './chain-reader';
-import type { BlockSummary } from './explorer.types';
-import { summaryFromRpc } from './explorer-views';
+import type { BlockSummary } from '../queries/blocks/blocks.types';
+import { summaryFromRpc } from '../explorer-views';
 
 export interface ChainWatcherOptions {
   /** Poll interval while someone listens (subscribers, the indexer). */

@@ -1,15 +1,15 @@
 import { AbiCoder, dataSlice, decodeBytes32String, id as keccakId } from 'ethers';
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
-import type { Logger } from '../../logger';
-import type { ChainReader } from './chain-reader';
+import type { Network } from '../../../../config';
+import type { Logger } from '../../../../logger';
+import type { ChainReader } from '../../runtime/chain-reader';
 import {
   detectTokenStandard,
   runtimeCodeMatches,
   type ImmutableReferences,
   type TokenStandard,
 } from './contract-verification';
-import { checksum } from './explorer-views';
+import { checksum } from '../../../../kernel/address';
 
 /** What the explorer needs of a portal contract (the contracts table belongs to the contracts domain). */
 export interface PortalContract {

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../../config';
 import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
 
 /** Progress of a network's index. */

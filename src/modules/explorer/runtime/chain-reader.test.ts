@@ -1,7 +1,7 @@
-import { ChainRegistry } from '../../chain/chain-registry';
-import { startLocalNode, type LocalNode } from '../../chain/local-node';
-import { createLogger } from '../../logger';
-import { startBesuChain, type BesuChain } from '../../../tests/kit/besu-node';
+import { ChainRegistry } from '../../../chain/chain-registry';
+import { startLocalNode, type LocalNode } from '../../../chain/local-node';
+import { createLogger } from '../../../logger';
+import { startBesuChain, type BesuChain } from '../../../../tests/kit/besu-node';
 import { ChainReader } from './chain-reader';
 
 describe('ChainReader budgets', () => {

@@ -1,7 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { CHAIN_IDS, type Network } from '../../config';
-import { isAppError } from '../../errors/app-error';
-import type { Logger } from '../../logger';
+import { CHAIN_IDS, type Network } from '../../../config';
+import { isAppError } from '../../../errors/app-error';
+import type { Logger } from '../../../logger';
 import type { BlockIndex, IndexState } from './block-index';
 import { hexToNumber, type ChainReader, type FullBlock } from './chain-reader';
 import type { ChainWatcher } from './chain-watcher';

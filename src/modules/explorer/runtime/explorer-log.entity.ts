@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../../config';
 
 /** An event log of an indexed block. */
 @Entity('explorer_logs')
