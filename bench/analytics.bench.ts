@@ -5,12 +5,13 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { createDataSource, runMigrations } from '../src/database/data-source';
 import { createLogger } from '../src/logger';
-import { AccessTokens } from '../src/modules/accounts/access-token';
-import { DeveloperAuth } from '../src/modules/accounts/developer-auth';
+import { AccessTokens } from '../src/auth/access-token';
+import { Authority } from '../src/auth/authority';
 import { AnalyticsService } from '../src/modules/analytics/analytics.service';
 import { UsageRecorder } from '../src/modules/analytics/usage-recorder';
 import { createTestDatabase, TEST_JWT_SECRET } from '../tests/kit/stack';
 import { machine } from './kit';
+import { Session } from '../src/auth/session';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const RUNS = 15;
@@ -64,14 +65,17 @@ async function main(): Promise<void> {
     await recorder.close();
     const loadSeconds = (Date.now() - started) / 1000;
 
-    const auth = new DeveloperAuth(ds, new AccessTokens(TEST_JWT_SECRET));
-    const analytics = new AnalyticsService(ds, auth, new UsageRecorder(ds, logger));
+    const auth = new Authority(ds, new AccessTokens(TEST_JWT_SECRET), { adminSubjects: [] });
+    const analytics = new AnalyticsService(ds, new UsageRecorder(ds, logger));
     const token = new AccessTokens(TEST_JWT_SECRET).issue(developerId, 0).accessToken;
-    const served = await analytics.analytics({ bearer: token }, developerId, 14);
+    const noKeys = { authenticate: () => Promise.reject(new Error('no API keys in this benchmark')) };
+    // A session per call, as each request has its own.
+    const session = () => new Session({ bearer: token }, '127.0.0.1', auth, noKeys);
+    const served = await analytics.analytics(session(), developerId, 14);
     if (served.totals.requests !== CALLS)
       throw new Error(`expected ${CALLS} requests, analytics counted ${served.totals.requests}`);
 
-    const service = await time(() => analytics.analytics({ bearer: token }, developerId, 14));
+    const service = await time(() => analytics.analytics(session(), developerId, 14));
     const scan = await time(() =>
       ds.query(
         `SELECT GROUPING(date_trunc('day', at), contract_id, api_key_id, method) AS g, date_trunc('day', at) AS d,

@@ -10,10 +10,15 @@ import { ChainRegistry } from '../src/chain/chain-registry';
 import { startLocalNode } from '../src/chain/local-node';
 import { createDataSource, runMigrations } from '../src/database/data-source';
 import { createLogger } from '../src/logger';
-import { BlockIndex } from '../src/modules/explorer/block-index';
-import { ChainReader, hexToDecimal, hexToNumber, type RpcReceipt } from '../src/modules/explorer/chain-reader';
-import { ChainWatcher } from '../src/modules/explorer/chain-watcher';
-import { ExplorerIndexer } from '../src/modules/explorer/explorer-indexer';
+import {
+  BlockIndex,
+  ChainReader,
+  ChainWatcher,
+  ExplorerIndexer,
+  hexToDecimal,
+  hexToNumber,
+  type RpcReceipt,
+} from '../src/modules/explorer';
 import { serviceEnv, spawnService } from '../tests/kit/process';
 import { createTestDatabase } from '../tests/kit/stack';
 import { generateChain, HOT, percentile, QUIET, round, rpc } from './explorer-chain';

@@ -7,7 +7,6 @@ import { Interface } from 'ethers';
 import { execute, parse } from 'graphql';
 import { Pool } from 'undici';
 import { createLogger } from '../src/logger';
-import { buildAppSchema } from '../src/schema/build-schema';
 import { deployRegistered, newKey } from '../tests/kit/flows';
 import { client } from '../tests/kit/http';
 import { login } from '../tests/kit/login';
@@ -15,6 +14,7 @@ import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import { startStack } from '../tests/kit/stack';
 import { startLocalNode } from '../src/chain/local-node';
 import { machine, productionEnvOn } from './kit';
+import { Session } from '../src/auth/session';
 
 const CONCURRENCY = 50;
 
@@ -52,9 +52,9 @@ async function main(): Promise<void> {
     await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
     const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000']);
     const apiKey = (await newKey(api, dev)).apiKey;
-    const { chains, gateway } = stack.app.services;
+    const { chains, gateway, auth, keys } = stack.app.services;
     const data = new Interface(token.abi as never[]).encodeFunctionData('balanceOf', [dev.walletAddress]);
-    const schema = await buildAppSchema();
+    const schema = stack.app.schema;
     const logger = createLogger('silent');
     const document = parse(
       'mutation Q($id: ID!, $method: String!, $args: JSON) { queryContract(id: $id, method: $method, args: $args) { result } }',
@@ -71,7 +71,11 @@ async function main(): Promise<void> {
     };
     const layers: Array<[string, () => Promise<unknown>]> = [
       ['eth_call through the chain registry', () => chains.call('testnet', { to: token.address, data })],
-      ['gateway service query', () => gateway.query({ apiKey }, token.id, 'balanceOf', [dev.walletAddress])],
+      [
+        'gateway service query',
+        () =>
+          gateway.query(new Session({ apiKey }, '127.0.0.1', auth, keys), token.id, 'balanceOf', [dev.walletAddress]),
+      ],
       [
         'the same as a GraphQL operation, executed in-process',
         async () => {
@@ -82,7 +86,6 @@ async function main(): Promise<void> {
             contextValue: {
               requestId: 'bench',
               credentials: { apiKey },
-              services: stack.app.services,
               logger,
             },
           });

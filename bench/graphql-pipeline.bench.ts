@@ -3,7 +3,7 @@
 // has not (parse, limits, cost, validation), and the refusal of each attack the limits stop.
 // Run: npm run bench:pipeline
 import 'reflect-metadata';
-import { buildAppSchema } from '../src/schema/build-schema';
+import { buildPrintableSchema } from '../src/schema/build-schema';
 import { admitDocument, createGraphQLPipeline } from '../src/schema/limits';
 import { machine } from './kit';
 
@@ -22,7 +22,7 @@ function time(name: string, runs: number, fn: () => unknown): string {
 }
 
 async function main(): Promise<void> {
-  const schema = await buildAppSchema();
+  const schema = await buildPrintableSchema();
   const pipeline = createGraphQLPipeline(schema);
   const aliases = Array.from({ length: 101 }, (_, i) => `a${i}: me { id }`).join(' ');
   const scans = Array.from(

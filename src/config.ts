@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { productionProblems } from './production-guard';
-import { readNetworkOptions, type NetworkOptions } from './chain/network-settings';
+import { readNetworkOptions, type NetworkOptions } from './kernel/network-settings';
+import type { Network } from './kernel/network';
 
 /** Raised when the environment is unusable; carries every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -77,9 +78,7 @@ const envSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
-export type Network = 'testnet' | 'mainnet';
-export const NETWORKS: readonly Network[] = ['testnet', 'mainnet'];
-export const CHAIN_IDS: Record<Network, number> = { testnet: 17991, mainnet: 1991 };
+export { CHAIN_IDS, NETWORKS, type Network } from './kernel/network';
 
 export interface AppConfig {
   env: 'development' | 'production' | 'test';

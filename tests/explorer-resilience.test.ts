@@ -99,7 +99,7 @@ async function expectContiguous(network: string): Promise<number> {
 }
 
 const leaders = (network: 'testnet' | 'mainnet') =>
-  [...instances].filter((i) => i.app.services.explorer.indexers[network]?.isLeader);
+  [...instances].filter((i) => i.app.services.explorer.runtime.indexers[network]?.isLeader);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'explorer-resilience-'));
@@ -135,7 +135,7 @@ describe('several instances on one database', () => {
     const y = await startInstance();
     const reader = await startInstance({ INDEXER_ENABLED: 'false' });
     await pg.connect();
-    expect(reader.app.services.explorer.indexers).toEqual({});
+    expect(reader.app.services.explorer.runtime.indexers).toEqual({});
 
     for (const network of ['testnet', 'mainnet'] as const) {
       await waitFor(`one ${network} leader`, () => (leaders(network).length === 1 ? true : undefined));
@@ -162,7 +162,7 @@ describe('several instances on one database', () => {
     await stopInstance(leader);
     await waitFor(
       'takeover',
-      () => (other.app.services.explorer.indexers.testnet!.isLeader ? true : undefined),
+      () => (other.app.services.explorer.runtime.indexers.testnet!.isLeader ? true : undefined),
       10_000,
     );
     await indexedTo('testnet', before + 2);
@@ -233,7 +233,7 @@ describe('node outage', () => {
   it('degrades network-status while the node is down, then recovers; indexer and live blocks lose nothing', async () => {
     const instance = [...instances][0]!;
     const explorer = instance.app.services.explorer;
-    const feed = explorer.subscribeLiveBlocks('testnet' as any)[Symbol.asyncIterator]();
+    const feed = explorer.blocks.subscribeLiveBlocks('testnet' as any)[Symbol.asyncIterator]();
     const received: any[] = [];
     const reading = (async () => {
       for (;;) {

@@ -15,7 +15,7 @@ import {
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
-import { BlockIndex } from '../src/modules/explorer/block-index';
+import { BlockIndex } from '../src/modules/explorer';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { startStack, type Stack } from './kit/stack';
@@ -739,8 +739,8 @@ describe('live blocks over graphql-ws', () => {
 
   it('replays a burst of blocks in order, and drops only a subscriber that does not read', async () => {
     const explorer = stack.app.services.explorer;
-    const slow = explorer.subscribeLiveBlocks(null)[Symbol.asyncIterator]();
-    const fast = explorer.subscribeLiveBlocks(null)[Symbol.asyncIterator]();
+    const slow = explorer.blocks.subscribeLiveBlocks(null)[Symbol.asyncIterator]();
+    const fast = explorer.blocks.subscribeLiveBlocks(null)[Symbol.asyncIterator]();
     const before = await main.getBlockNumber();
     await main.send('anvil_mine', ['0x12c', '0x1']); // 300 blocks at once
     const seen: number[] = [];

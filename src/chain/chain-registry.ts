@@ -9,7 +9,12 @@ import { CHAIN_IDS, NETWORKS, type Network } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import type { Logger } from '../logger';
 import { FailoverTransport, WrongChainIdError } from './failover-transport';
-import { DEFAULT_FEE_POLICY, DEFAULT_MAX_CONNECTIONS, type FeePolicy, type NetworkOptions } from './network-settings';
+import {
+  DEFAULT_FEE_POLICY,
+  DEFAULT_MAX_CONNECTIONS,
+  type FeePolicy,
+  type NetworkOptions,
+} from '../kernel/network-settings';
 
 export interface NetworkHealth {
   network: Network;

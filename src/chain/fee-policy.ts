@@ -1,6 +1,6 @@
 import type { Network } from '../config';
 import { AppError } from '../errors/app-error';
-import type { FeePolicy } from './network-settings';
+import type { FeePolicy } from '../kernel/network-settings';
 
 /** Fee fields of a transaction to sign: EIP-1559 (type 2) or legacy (type 0). */
 export type FeeFields = { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: 0; gasPrice: bigint };

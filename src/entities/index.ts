@@ -1,6 +1,8 @@
 import { DeveloperEntity } from '../modules/accounts/developer.entity';
 import { LoginChallengeEntity } from '../modules/accounts/login-challenge.entity';
 import { ContractEntity } from '../modules/contracts/contract.entity';
+// Not through the explorer's index.ts: this list loads first (with the data source), and the index
+// would define the explorer's resolvers before the others, moving its fields to the top of Query.
 import { EXPLORER_ENTITIES } from '../modules/explorer/explorer.entities';
 import { FaucetDripEntity } from '../modules/faucet/faucet-drip.entity';
 import { ApiKeyEntity } from '../modules/keys/api-key.entity';

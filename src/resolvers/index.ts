@@ -1,7 +1,17 @@
-import { AccountsResolver } from '../modules/accounts/accounts.resolver';
+import type { ContainerType } from 'type-graphql';
+import type { RequestLimit } from '../kernel/rate-limit';
+import { AccountsResolver, LoginRateLimit } from '../modules/accounts/accounts.resolver';
+import type { AccountService } from '../modules/accounts/accounts.service';
+import type { AnalyticsService } from '../modules/analytics/analytics.service';
+import type { ContractService } from '../modules/contracts/contracts.service';
+import type { FaucetService } from '../modules/faucet/faucet.service';
+import type { GatewayService } from '../modules/gateway/gateway.service';
+import type { ApiKeyService } from '../modules/keys/keys.service';
+import type { ProjectService } from '../modules/projects/projects.service';
+import type { WalletService } from '../modules/wallets/wallets.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
-import { ExplorerResolver } from '../modules/explorer/explorer.resolver';
+import { EXPLORER_RESOLVERS, explorerResolverInstances, type ExplorerService } from '../modules/explorer';
 import { FaucetResolver } from '../modules/faucet/faucet.resolver';
 import { GatewayResolver } from '../modules/gateway/gateway.resolver';
 import { KeysResolver } from '../modules/keys/keys.resolver';
@@ -22,5 +32,44 @@ export const RESOLVERS = [
   ContractsResolver,
   KeysResolver,
   AnalyticsResolver,
-  ExplorerResolver,
+  ...EXPLORER_RESOLVERS,
 ] as const;
+
+/** The services the resolvers are built with. */
+export interface ResolverServices {
+  accounts: AccountService;
+  analytics: AnalyticsService;
+  contracts: ContractService;
+  explorer: ExplorerService;
+  faucet: FaucetService;
+  gateway: GatewayService;
+  keys: ApiKeyService;
+  projects: ProjectService;
+  wallets: WalletService;
+  loginLimit: RequestLimit;
+}
+
+/** type-graphql's container: one instance of each resolver (and middleware), built with its services. */
+export function resolverContainer(s: ResolverServices): ContainerType {
+  const instances = new Map<unknown, object>([
+    [GatewayResolver, new GatewayResolver(s.gateway)],
+    [AccountsResolver, new AccountsResolver(s.accounts)],
+    [LoginRateLimit, new LoginRateLimit(s.loginLimit)],
+    [ProjectsResolver, new ProjectsResolver(s.projects)],
+    [ServerTimeResolver, new ServerTimeResolver()],
+    [WalletsResolver, new WalletsResolver(s.wallets)],
+    [FaucetResolver, new FaucetResolver(s.faucet)],
+    [ContractsResolver, new ContractsResolver(s.contracts)],
+    [KeysResolver, new KeysResolver(s.keys)],
+    [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
+    ...explorerResolverInstances(s.explorer),
+  ]);
+  return {
+    get: (cls: unknown) => {
+      const instance = instances.get(cls);
+      if (!instance)
+        throw new Error(`No instance of ${String((cls as { name?: string }).name)} in the resolver container`);
+      return instance;
+    },
+  };
+}

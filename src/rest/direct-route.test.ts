@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import type { RequestContext } from '../server/context';
+import type { RequestContext } from '../auth/request-context';
 import { directDispatcher, type DirectCall } from './direct-route';
 
 // The dispatcher in front of express, on a real HTTP server: which requests it takes, and how it

@@ -22,7 +22,7 @@ import {
 import { AppError } from '../errors/app-error';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
-import type { RequestContext } from '../server/context';
+import type { RequestContext } from '../auth/request-context';
 import { successStatus, type RestRoute } from './routes';
 
 export interface DirectRouteOptions {
@@ -36,7 +36,7 @@ export interface DirectRouteOptions {
   /** Applied to every execution, as for SOFA (the flat body → `input` rule). */
   prepare: (args: ExecutionArgs, body: Record<string, unknown>) => ExecutionArgs;
   /** Maps a failure to the error shape, as SOFA's error handler does (the same mapping). */
-  publicError: (error: unknown) => PublicError;
+  publicError: (error: unknown, requestId?: string) => PublicError;
 }
 
 /** One request to a direct route, however it arrived. */
@@ -109,12 +109,13 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
   // graphql-js for it, measurably less CPU per call); should compiling fail, graphql-js runs it.
   const jit = compileQuery(schema, document, operation.name?.value);
   const compiled = isCompiledQuery(jit) ? jit : undefined;
-  const failure = (error: unknown): DirectReply => {
-    const e = opts.publicError(error);
+  const failure = (error: unknown, requestId: string | undefined): DirectReply => {
+    const e = opts.publicError(error, requestId);
     return { status: e.status, body: errorBody(e), headers: e.headers };
   };
 
   return async (call) => {
+    let requestId: string | undefined;
     let body: Record<string, unknown>;
     const variableValues: Record<string, unknown> = {};
     try {
@@ -131,15 +132,17 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
         }
         if (value !== undefined) variableValues[name] = value;
       }
+      const contextValue = call.context();
+      requestId = contextValue.requestId;
       const args = opts.prepare(
-        { schema, document, variableValues, contextValue: call.context(), operationName: operation.name?.value },
+        { schema, document, variableValues, contextValue, operationName: operation.name?.value },
         body,
       );
       if (costPerCall) assertCost(schema, document, args.variableValues, args.operationName);
       const result: ExecutionResult = await (compiled
         ? compiled.query(undefined, args.contextValue, args.variableValues)
         : execute(args));
-      if (result.errors && result.errors.length > 0) return failure(result.errors[0]);
+      if (result.errors && result.errors.length > 0) return failure(result.errors[0], requestId);
       const data = (result.data as Record<string, unknown> | null)?.[fieldName] ?? null;
       if (route.omitWhenNull && data !== null && typeof data === 'object') {
         for (const key of route.omitWhenNull) {
@@ -148,7 +151,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
       }
       return { status, body: data };
     } catch (e) {
-      return failure(e);
+      return failure(e, requestId);
     }
   };
 }
@@ -171,7 +174,7 @@ export interface DirectDispatchHooks {
   begin: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => string;
   context: (requestId: string, req: http.IncomingMessage) => RequestContext;
   /** Maps (and logs) an error that escaped everything else, such as a result JSON cannot hold. */
-  unexpected: (error: unknown) => PublicError;
+  unexpected: (error: unknown, requestId: string) => PublicError;
 }
 
 function reply(res: http.ServerResponse, r: DirectReply): void {
@@ -262,7 +265,7 @@ export function directDispatcher(
             res.destroy();
             return;
           }
-          const e = hooks.unexpected(error);
+          const e = hooks.unexpected(error, requestId);
           reply(res, { status: e.status, body: errorBody(e), headers: e.headers });
         });
     });

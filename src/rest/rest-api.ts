@@ -10,6 +10,7 @@ import {
   isObjectType,
   Kind,
   type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
@@ -18,7 +19,7 @@ import { AppError } from '../errors/app-error';
 import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import { assertCost } from '../schema/limits';
-import type { RequestContext } from '../server/context';
+import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { assertStrictBodyTypes, toRestError } from './rest-errors';
@@ -35,6 +36,8 @@ export interface RestApiOptions {
   makeContext: (req: express.Request) => RequestContext;
   logger: Logger;
   servers: string[];
+  /** Counts and logs an error answered as 500 INTERNAL, with the request id when known. */
+  onUnexpected: (err: unknown, requestId: string | undefined) => void;
 }
 
 export interface RestApi {
@@ -109,8 +112,14 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
     .map((t) => t.name);
 
-  const publicError = (error: unknown) =>
-    toRestError(toPublicError(error, (err) => opts.logger.error({ err }, 'unexpected error in REST call')));
+  const publicError = (error: unknown, requestId?: string) =>
+    toRestError(toPublicError(error, (err) => opts.onUnexpected(err, requestId)));
+  // SOFA's error handler sees only the errors: each remembers the request it failed.
+  const requestOf = new WeakMap<object, string>();
+  const tagged = (result: ExecutionResult, requestId: string): ExecutionResult => {
+    for (const error of result.errors ?? []) requestOf.set(error, requestId);
+    return result;
+  };
   const sofa = useSofa({
     basePath: base,
     schema,
@@ -141,14 +150,18 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
         // The same cost limits as every GraphQL face (a REST document is fixed; its arguments are not).
         assertCost(prepared.schema, prepared.document, prepared.variableValues, prepared.operationName);
       } catch (error) {
-        if (error instanceof GraphQLError) return { errors: [error] };
+        const requestId = ctx.appContext.requestId;
+        if (error instanceof GraphQLError) return tagged({ errors: [error] }, requestId);
         // SOFA answers errors of the result through errorHandler; a thrown one would be a 500.
-        return { errors: [new GraphQLError((error as Error).message, { originalError: error as Error })] };
+        return tagged(
+          { errors: [new GraphQLError((error as Error).message, { originalError: error as Error })] },
+          requestId,
+        );
       }
-      return execute(prepared);
+      return Promise.resolve(execute(prepared)).then((result) => tagged(result, ctx.appContext.requestId));
     },
     errorHandler: (errors) => {
-      const e = publicError(errors[0]);
+      const e = publicError(errors[0], requestOf.get(errors[0]));
       return new FetsResponse(JSON.stringify(errorBody(e)), {
         status: e.status,
         headers: { 'content-type': 'application/json; charset=utf-8', ...(e.headers ?? {}) },

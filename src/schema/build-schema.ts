@@ -1,8 +1,7 @@
 import { validateOrReject, type ValidatorOptions } from 'class-validator';
 import type { GraphQLSchema } from 'graphql';
-import { ArgumentValidationError, buildSchema } from 'type-graphql';
+import { ArgumentValidationError, buildSchema, type ContainerType, type PubSub } from 'type-graphql';
 import { RESOLVERS } from '../resolvers';
-import { pubSub } from './pubsub';
 
 /** type-graphql's defaults for class-validator, with unknown values allowed. */
 const VALIDATOR_OPTIONS: ValidatorOptions = { forbidUnknownValues: false, skipMissingProperties: true };
@@ -29,12 +28,25 @@ async function validateArgument(value: unknown): Promise<void> {
   }
 }
 
-/** The one GraphQL schema: served at /graphql (HTTP and WebSocket) and, through SOFA, as REST. */
-export function buildAppSchema(): Promise<GraphQLSchema> {
+/**
+ * The one GraphQL schema: served at /graphql (HTTP and WebSocket) and, through SOFA, as REST.
+ * `container` hands type-graphql the app's resolver (and middleware) instances, built with their
+ * services by the composition root; `pubSub` feeds the subscriptions (src/schema/pubsub.ts).
+ */
+export function buildAppSchema(deps: { container: ContainerType; pubSub: PubSub }): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: RESOLVERS,
-    pubSub,
+    container: deps.container,
+    pubSub: deps.pubSub,
     // Inputs are checked with their class-validator rules before a resolver runs.
     validateFn: validateArgument,
   });
+}
+
+/** The same schema, to be printed or documented but never executed (OpenAPI, the pipeline benchmark). */
+export function buildPrintableSchema(): Promise<GraphQLSchema> {
+  const refuse = () => {
+    throw new Error('This schema was built to be printed, not executed');
+  };
+  return buildAppSchema({ container: { get: refuse }, pubSub: { publish: refuse, subscribe: refuse } });
 }

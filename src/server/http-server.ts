@@ -15,11 +15,13 @@ import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY, MAX_BODY_BYTES } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import { createGraphQLPipeline } from '../schema/limits';
+import type { SessionFactory, Session } from '../auth/session';
+import type { RequestLimit } from '../kernel/rate-limit';
 import { clientAddressOf, hasMetricsToken, responseHygiene } from './edge';
 import { docsPages } from './docs-pages';
-import { credentialsFrom, credentialsFromHttpHeaders, type Credentials, type RequestContext } from './context';
+import { credentialsFrom, credentialsFromHttpHeaders, type Credentials } from '../auth/credentials';
+import { type RequestContext } from '../auth/request-context';
 import type { Metrics } from './metrics';
-import type { Services } from './services';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -34,7 +36,15 @@ export interface HttpServerOptions {
   host: string;
   port: number;
   schema: GraphQLSchema;
-  services: Services;
+  /**
+   * Who the edge charges a request to: the developer of a credential that verifies without the
+   * database (a signed developer token, an API key this instance has accepted), else nobody.
+   */
+  chargeableDeveloper: (credentials: Credentials) => string | undefined;
+  /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
+  limits: { public: RequestLimit; developer: RequestLimit };
+  /** Builds the session (who is calling) of each request and WebSocket operation. */
+  sessionFor: SessionFactory;
   logger: Logger;
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
@@ -71,13 +81,14 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
+/** The request each Apollo error belongs to (Apollo's formatError is not given the context). */
+const requestOfError = new WeakMap<object, string>();
+
 /** GraphQL errors carry the API.md code in extensions.code and never anything internal. */
-function formatGraphQLError(logger: Logger, metrics: Metrics) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const e: PublicError = toPublicError(error, (err) => {
-      metrics.unexpectedErrors.inc();
-      logger.error({ err }, 'unexpected error in GraphQL call');
-    });
+function formatGraphQLError(reportUnexpected: (err: unknown, requestId: string | undefined) => void) {
+  return (formatted: GraphQLFormattedError, error: unknown, requestId?: string): GraphQLFormattedError => {
+    const request = requestId ?? (typeof error === 'object' && error ? requestOfError.get(error) : undefined);
+    const e: PublicError = toPublicError(error, (err) => reportUnexpected(err, request));
     return {
       message: e.message,
       locations: formatted.locations,
@@ -93,10 +104,13 @@ const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLForm
   extensions: { ...e.extensions, requestId },
 });
 
-/** Adds the request id to the errors of every Apollo response. */
+/** Adds the request id to the errors of every Apollo response (and to their log lines). */
 const errorsCarryRequestId: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) requestOfError.set(error, contextValue.requestId);
+      },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
         response.body.singleResult.errors = response.body.singleResult.errors.map((e) =>
@@ -129,7 +143,12 @@ function areaOf(path: string): string {
 
 /** Builds the HTTP server: GraphQL (HTTP + WebSocket), REST by SOFA, health and metrics. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const { logger, metrics, services } = opts;
+  const { logger, metrics, limits } = opts;
+  /** Every face's errors answered as 500 INTERNAL: counted, and logged with the request id. */
+  const reportUnexpected = (err: unknown, requestId: string | undefined): void => {
+    metrics.unexpectedErrors.inc();
+    logger.error({ err, requestId }, 'unexpected error');
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -144,11 +163,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   };
   /** A request refused at the edge (rate limit): REST's error body, or GraphQL's errors (API.md §1). */
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, path: string, error: unknown) => {
-    const e = toPublicError(error, (err) => {
-      metrics.unexpectedErrors.inc();
-      logger.error({ err }, 'unexpected error at the HTTP edge');
-    });
     const requestId = res.getHeader('x-request-id') as string;
+    const e = toPublicError(error, (err) => reportUnexpected(err, requestId));
     const graphql = path === '/graphql';
     const text = JSON.stringify(
       graphql
@@ -170,18 +186,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     res.end(text);
     req.resume();
   };
-  /**
-   * The developer a request is charged to: a developer token that verifies, or an API key this
-   * instance has already accepted. Any other request, a made-up credential included, counts as
-   * anonymous against its address (a key's first request on an instance counts as anonymous too;
-   * the key service charges its developer once it has checked it).
-   */
-  const developerOf = (req: http.IncomingMessage): string | undefined => {
-    const creds = credentialsFromHttpHeaders(req.headers);
-    const key = creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
-    if (key !== undefined) return services.keys.knownDeveloper(key);
-    return creds.bearer !== undefined ? services.auth.developerOfToken(creds.bearer) : undefined;
-  };
+  /** The developer a request is charged to, if any (Authority.chargeableDeveloper). */
+  const developerOf = (req: http.IncomingMessage): string | undefined =>
+    opts.chargeableDeveloper(credentialsFromHttpHeaders(req.headers));
   /** Requests already charged to a developer at the edge (read back by `contextFor`). */
   const chargedAtEdge = new WeakMap<http.IncomingMessage, string>();
   const server = http.createServer((req, res) => {
@@ -193,9 +200,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       if (OPS_PATHS.has(path)) return dispatch(req, res);
       const developerId = developerOf(req);
       const [limit, key] =
-        developerId !== undefined
-          ? [services.limits.developer, developerId]
-          : [services.limits.public, clientAddress(req)];
+        developerId !== undefined ? [limits.developer, developerId] : [limits.public, clientAddress(req)];
       if (!limit.enabled) return dispatch(req, res);
       limit.consume(key).then(
         () => {
@@ -213,15 +218,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
     readonly idempotencyKey?: string;
-    readonly services = services;
+    readonly session: Session;
     private requestLogger?: Logger;
 
     constructor(
       readonly requestId: string,
       readonly clientIp: string,
-      readonly credentials: Credentials,
+      credentials: Credentials,
       idempotencyKey: unknown,
     ) {
+      this.session = opts.sessionFor(credentials, clientIp);
       if (typeof idempotencyKey === 'string') this.idempotencyKey = idempotencyKey;
     }
 
@@ -323,10 +329,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       else wsConnections.set(address, left);
     });
   });
-  const format = formatGraphQLError(logger, metrics);
+  const format = formatGraphQLError(reportUnexpected);
   const pipeline = createGraphQLPipeline(opts.schema);
   const wsError = (error: unknown, requestId: string): GraphQLError => {
-    const f = withRequestId(format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error), requestId);
+    const f = withRequestId(
+      format(error instanceof GraphQLError ? error.toJSON() : { message: '' }, error, requestId),
+      requestId,
+    );
     return new GraphQLError(f.message, { extensions: f.extensions });
   };
   const wsCleanup = useServer(
@@ -370,7 +379,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       onNext: (_ctx, _id, _payload, args, result) => {
         if (!result.errors) return result;
         const requestId = (args.contextValue as RequestContext).requestId;
-        return { ...result, errors: result.errors.map((e) => withRequestId(format(e.toJSON(), e), requestId)) };
+        return {
+          ...result,
+          errors: result.errors.map((e) => withRequestId(format(e.toJSON(), e, requestId), requestId)),
+        };
       },
     },
     wss,
@@ -426,7 +438,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       typeof operationName === 'string' ? operationName : undefined,
     );
     if (!admission.errors) return next();
-    res.status(200).json({ errors: admission.errors.map((e) => withRequestId(format(e.toJSON(), e), requestId)) });
+    res
+      .status(200)
+      .json({ errors: admission.errors.map((e) => withRequestId(format(e.toJSON(), e, requestId), requestId)) });
   };
   app.use(docsPages());
   app.use(
@@ -446,6 +460,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       logger,
       servers: opts.servers,
       makeContext: (req) => contextFor(req.res?.locals.requestId as string, req),
+      onUnexpected: reportUnexpected,
     });
     app.use(AREA_BASE[area], rest.router);
     direct.push(...rest.direct);
@@ -456,11 +471,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     badPath,
     begin,
     context: contextFor,
-    unexpected: (error) =>
-      toPublicError(error, (err) => {
-        metrics.unexpectedErrors.inc();
-        logger.error({ err }, 'unexpected error');
-      }),
+    unexpected: (error, requestId) => toPublicError(error, (err) => reportUnexpected(err, requestId)),
   });
 
   app.use((req, res) => {
@@ -478,10 +489,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       // Express could not decode a path parameter (a stray or truncated %-escape).
       e = badPath;
     } else {
-      e = toPublicError(err, (x) => {
-        metrics.unexpectedErrors.inc();
-        logger.error({ err: x, requestId: res.locals.requestId }, 'unexpected error');
-      });
+      e = toPublicError(err, (x) => reportUnexpected(x, res.locals.requestId as string | undefined));
     }
     for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
     res.status(e.status).json(errorBody(e));

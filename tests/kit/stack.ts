@@ -85,6 +85,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
 export async function startStack(
   env: Record<string, string> = {},
   besuOptions?: BesuStackOptions | false,
+  /** When given, the service's log lines (JSON) are collected here instead of printed. */
+  logLines?: string[],
 ): Promise<Stack> {
   const besu =
     besuOptions === undefined && process.env.TEST_RPC_FRONT === 'besu'
@@ -115,7 +117,8 @@ export async function startStack(
     ...besu?.env,
     ...env,
   });
-  const app = await startApp(config, createLogger(config.logLevel));
+  const destination = logLines ? { write: (line: string) => void logLines.push(line) } : undefined;
+  const app = await startApp(config, createLogger(config.logLevel, destination));
   return {
     app,
     url: app.url,

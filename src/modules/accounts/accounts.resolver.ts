@@ -1,18 +1,37 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver, UseMiddleware, type MiddlewareFn } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
+import {
+  Arg,
+  Ctx,
+  ID,
+  Mutation,
+  Query,
+  Resolver,
+  UseMiddleware,
+  type MiddlewareInterface,
+  type NextFn,
+  type ResolverData,
+} from 'type-graphql';
+import type { RequestLimit } from '../../kernel/rate-limit';
+import type { RequestContext } from '../../auth/request-context';
+import type { AccountService } from './accounts.service';
 import { Developer, DeveloperDetails, EdsChallenge, EdsLoginInput, LoginResult, LogoutResult } from './accounts.types';
 
 /** LOGIN_RATE_LIMIT per client address; runs before argument validation, so malformed attempts count too. */
-const loginRateLimit: MiddlewareFn<RequestContext> = async ({ context }, next) => {
-  await context.services.limits.login.consume(context.clientIp);
-  return next();
-};
+export class LoginRateLimit implements MiddlewareInterface<RequestContext> {
+  constructor(private readonly limit: RequestLimit) {}
+
+  async use({ context }: ResolverData<RequestContext>, next: NextFn): Promise<unknown> {
+    await this.limit.consume(context.clientIp);
+    return next();
+  }
+}
 
 @Resolver()
 export class AccountsResolver {
+  constructor(private readonly accounts: AccountService) {}
+
   @Query(() => Developer, { description: 'The current developer (developer token required).' })
   me(@Ctx() ctx: RequestContext): Promise<Developer> {
-    return ctx.services.accounts.me(ctx.credentials);
+    return this.accounts.me(ctx.session);
   }
 
   @Query(() => DeveloperDetails, {
@@ -22,30 +41,29 @@ export class AccountsResolver {
     @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<DeveloperDetails> {
-    return ctx.services.accounts.developer(ctx.credentials, id);
+    return this.accounts.developer(ctx.session, id);
   }
 
-  @UseMiddleware(loginRateLimit)
+  @UseMiddleware(LoginRateLimit)
   @Mutation(() => EdsChallenge, { description: 'Starts an EDS login: returns a single-use nonce to sign.' })
-  edsChallenge(@Ctx() ctx: RequestContext): Promise<EdsChallenge> {
-    return ctx.services.accounts.createChallenge();
+  edsChallenge(): Promise<EdsChallenge> {
+    return this.accounts.createChallenge();
   }
 
-  @UseMiddleware(loginRateLimit)
+  @UseMiddleware(LoginRateLimit)
   @Mutation(() => LoginResult, {
     description: 'Logs in with an electronic digital signature over a challenge nonce; returns a 12-hour token.',
   })
   edsLogin(
     @Arg('input', () => EdsLoginInput, { description: 'Challenge id and signature (or CMS).' }) input: EdsLoginInput,
-    @Ctx() ctx: RequestContext,
   ): Promise<LoginResult> {
-    return ctx.services.accounts.login(input);
+    return this.accounts.login(input);
   }
 
   @Mutation(() => LogoutResult, {
     description: 'Logs out: every token of the caller issued up to now stops working, on every instance.',
   })
   logout(@Ctx() ctx: RequestContext): Promise<LogoutResult> {
-    return ctx.services.accounts.logout(ctx.credentials);
+    return this.accounts.logout(ctx.session);
   }
 }

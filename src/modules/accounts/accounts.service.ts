@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import { NetworkName } from '../../schema/network';
-import { ProjectService } from '../projects/project.service';
-import { WalletService } from '../wallets/wallet.service';
-import type { Credentials } from '../../server/context';
-import type { AccessTokens } from './access-token';
-import type { DeveloperAuth } from './developer-auth';
+import { NetworkName } from '../../kernel/network-name';
+import { ProjectService } from '../projects';
+import { WalletService } from '../wallets';
+import type { Session } from '../../auth/session';
+import type { AccessTokens } from '../../auth/access-token';
 import type {
   Developer,
   DeveloperDetails,
@@ -32,20 +31,18 @@ export class AccountService {
     private readonly trust: TrustStore,
     private readonly wallets: WalletService,
     private readonly projects: ProjectService,
-    private readonly auth: DeveloperAuth,
     private readonly logger: Logger,
     private readonly revocation?: RevocationPolicy,
   ) {}
 
   /** The caller's own profile. */
-  async me(creds: Credentials): Promise<Developer> {
-    return this.profile(await this.auth.requireDeveloper(creds));
+  async me(session: Session): Promise<Developer> {
+    return this.profile(await session.developer());
   }
 
   /** A developer's profile with wallets and projects; only the caller's own id. */
-  async developer(creds: Credentials, id: string): Promise<DeveloperDetails> {
-    const caller = await this.auth.requireDeveloper(creds);
-    this.auth.requireSelf(caller, id);
+  async developer(session: Session, id: string): Promise<DeveloperDetails> {
+    const caller = await session.self(id);
     return this.details(caller);
   }
 
@@ -73,8 +70,8 @@ export class AccountService {
   }
 
   /** Revokes every token of the caller issued up to now, on every instance (the row is read per request). */
-  async logout(creds: Credentials): Promise<LogoutResult> {
-    const caller = await this.auth.requireDeveloper(creds);
+  async logout(session: Session): Promise<LogoutResult> {
+    const caller = await session.developer();
     // TypeORM answers UPDATE ... RETURNING with [rows, affectedCount].
     const [rows]: [Array<{ revoked_before: Date }>, number] = await this.ds.query(
       `UPDATE developers SET token_generation = token_generation + 1, tokens_revoked_before = now()

@@ -1,7 +1,7 @@
 import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
-import { Project } from '../projects/projects.types';
+import { NetworkName } from '../../kernel/network-name';
+import { Project } from '../projects';
 
 @ObjectType({ description: 'A developer account, created on the first EDS login.' })
 export class Developer {

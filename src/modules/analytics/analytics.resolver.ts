@@ -1,9 +1,12 @@
 import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
+import type { RequestContext } from '../../auth/request-context';
+import type { AnalyticsService } from './analytics.service';
 import { Analytics } from './analytics.types';
 
 @Resolver()
 export class AnalyticsResolver {
+  constructor(private readonly service: AnalyticsService) {}
+
   @Query(() => Analytics, {
     description: "Gateway usage of the caller's keys over the last `days` days (developer token, own id).",
   })
@@ -13,6 +16,6 @@ export class AnalyticsResolver {
     days: number | null,
     @Ctx() ctx: RequestContext,
   ): Promise<Analytics> {
-    return ctx.services.analytics.analytics(ctx.credentials, id, days);
+    return this.service.analytics(ctx.session, id, days);
   }
 }

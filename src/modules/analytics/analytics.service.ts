@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
+import type { Session } from '../../auth/session';
 import type { Analytics, ApiKeyUsage, ContractUsage, DailyUsage, MethodUsage, UsageStats } from './analytics.types';
 import { BUCKET_COUNT, quantile } from './latency-histogram';
 import type { UsageRecorder } from './usage-recorder';
@@ -71,13 +70,11 @@ function tallyBy<K>(rows: RollupRow[], keyOf: (r: RollupRow) => K | null): Map<K
 export class AnalyticsService {
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
     private readonly usage: UsageRecorder,
   ) {}
 
-  async analytics(creds: Credentials, developerId: string, days?: number | null): Promise<Analytics> {
-    const caller = await this.auth.requireDeveloper(creds);
-    this.auth.requireSelf(caller, developerId);
+  async analytics(session: Session, developerId: string, days?: number | null): Promise<Analytics> {
+    const caller = await session.self(developerId);
     const window = days ?? DEFAULT_DAYS;
     if (!Number.isInteger(window) || window < 1 || window > MAX_DAYS) {
       throw new AppError('VALIDATION_FAILED', `days must be an integer from 1 to ${MAX_DAYS}`, { field: 'days' });

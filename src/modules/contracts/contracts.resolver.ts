@@ -1,7 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
-import { NetworkName } from '../../schema/network';
+import type { RequestContext } from '../../auth/request-context';
+import type { ContractService } from './contracts.service';
+import { NetworkName } from '../../kernel/network-name';
 import {
   CompileContractInput,
   CompileOutput,
@@ -13,6 +14,8 @@ import {
 
 @Resolver()
 export class ContractsResolver {
+  constructor(private readonly contracts: ContractService) {}
+
   @Mutation(() => CompileOutput, {
     description: 'Compiles Solidity with solc 0.8.20 (EVM paris); imports only from @openzeppelin/contracts.',
   })
@@ -20,7 +23,7 @@ export class ContractsResolver {
     @Arg('input', () => CompileContractInput, { description: 'Sources to compile.' }) input: CompileContractInput,
     @Ctx() ctx: RequestContext,
   ): Promise<CompileOutput> {
-    return ctx.services.contracts.compile(input, ctx.credentials);
+    return this.contracts.compile(input, ctx.session);
   }
 
   @Mutation(() => Contract, {
@@ -31,15 +34,12 @@ export class ContractsResolver {
     input: DeployContractInput,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return ctx.services.contracts.deploy(ctx.credentials, input);
+    return this.contracts.deploy(ctx.session, input);
   }
 
   @Query(() => Contract, { description: 'A contract record (public).' })
-  contract(
-    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
-    @Ctx() ctx: RequestContext,
-  ): Promise<Contract> {
-    return ctx.services.contracts.get(id);
+  contract(@Arg('id', () => ID, { description: 'Contract id.' }) id: string): Promise<Contract> {
+    return this.contracts.get(id);
   }
 
   @Query(() => ContractPage, { description: "The caller's contracts, newest first (developer token, own id)." })
@@ -54,7 +54,7 @@ export class ContractsResolver {
     cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ContractPage> {
-    return ctx.services.contracts.listForDeveloper(ctx.credentials, id, { network, status, projectId, limit, cursor });
+    return this.contracts.listForDeveloper(ctx.session, id, { network, status, projectId, limit, cursor });
   }
 
   @Query(() => ContractPage, { description: 'Contracts awaiting review (administrators only).' })
@@ -66,7 +66,7 @@ export class ContractsResolver {
     cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ContractPage> {
-    return ctx.services.contracts.adminList(ctx.credentials, status, limit, cursor);
+    return this.contracts.adminList(ctx.session, status, limit, cursor);
   }
 
   @Mutation(() => Contract, {
@@ -76,7 +76,7 @@ export class ContractsResolver {
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return ctx.services.contracts.approve(ctx.credentials, id);
+    return this.contracts.approve(ctx.session, id);
   }
 
   @Mutation(() => Contract, { description: 'Rejects a compiled mainnet contract (administrators only).' })
@@ -85,7 +85,7 @@ export class ContractsResolver {
     @Arg('reason', () => String, { nullable: true, description: 'Why, shown to the owner.' }) reason: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return ctx.services.contracts.reject(ctx.credentials, id, reason);
+    return this.contracts.reject(ctx.session, id, reason);
   }
 
   @Mutation(() => MiddlewareRegistration, {
@@ -95,22 +95,16 @@ export class ContractsResolver {
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<MiddlewareRegistration> {
-    return ctx.services.contracts.registerMiddleware(ctx.credentials, id);
+    return this.contracts.registerMiddleware(ctx.session, id);
   }
 
   @Query(() => GraphQLJSONObject, { description: 'Swagger 2.0 description of a registered contract’s gateway.' })
-  contractSwagger(
-    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
-    @Ctx() ctx: RequestContext,
-  ): Promise<object> {
-    return ctx.services.contracts.swagger(id);
+  contractSwagger(@Arg('id', () => ID, { description: 'Contract id.' }) id: string): Promise<object> {
+    return this.contracts.swagger(id);
   }
 
   @Query(() => GraphQLJSONObject, { description: 'OpenAPI 3.0.3 description of a contract’s gateway (public).' })
-  contractOpenApi(
-    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
-    @Ctx() ctx: RequestContext,
-  ): Promise<object> {
-    return ctx.services.contracts.openApi(id);
+  contractOpenApi(@Arg('id', () => ID, { description: 'Contract id.' }) id: string): Promise<object> {
+    return this.contracts.openApi(id);
   }
 }

@@ -1,7 +1,7 @@
 import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { GraphQLJSON, GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 
 @ObjectType({ description: 'Optimizer settings.' })
 export class OptimizerSettings {

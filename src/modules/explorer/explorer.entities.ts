@@ -1,8 +1,8 @@
-import { ContractCheckEntity } from './contract-check.entity';
-import { ExplorerBlockEntity } from './explorer-block.entity';
-import { ExplorerLogEntity } from './explorer-log.entity';
-import { ExplorerTransactionEntity } from './explorer-transaction.entity';
-import { IndexStateEntity } from './index-state.entity';
+import { ContractCheckEntity } from './queries/portal-contracts/contract-check.entity';
+import { ExplorerBlockEntity } from './runtime/explorer-block.entity';
+import { ExplorerLogEntity } from './runtime/explorer-log.entity';
+import { ExplorerTransactionEntity } from './runtime/explorer-transaction.entity';
+import { IndexStateEntity } from './runtime/index-state.entity';
 
 /** The explorer's tables (migration 1763770000000-Explorer). */
 export const EXPLORER_ENTITIES = [

@@ -1,10 +1,13 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
-import { NetworkName } from '../../schema/network';
+import type { RequestContext } from '../../auth/request-context';
+import type { FaucetService } from './faucet.service';
+import { NetworkName } from '../../kernel/network-name';
 import { FaucetDrip } from './faucet.types';
 
 @Resolver()
 export class FaucetResolver {
+  constructor(private readonly faucet: FaucetService) {}
+
   @Mutation(() => FaucetDrip, {
     description: "Sends 10 test coins to the caller's custodial wallet; 5 per UTC day, testnet only (developer token).",
   })
@@ -13,6 +16,6 @@ export class FaucetResolver {
     network: NetworkName,
     @Ctx() ctx: RequestContext,
   ): Promise<FaucetDrip> {
-    return ctx.services.faucet.drip(ctx.credentials, network);
+    return this.faucet.drip(ctx.session, network);
   }
 }

@@ -3,10 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
-import type { Credentials } from '../../server/context';
-import type { DeveloperAuth } from '../accounts/developer-auth';
-import type { TransactionSender, TransactionSigner } from '../wallets/transaction-sender';
-import type { WalletService } from '../wallets/wallet.service';
+import type { Session } from '../../auth/session';
+import type { TransactionSender, TransactionSigner } from '../wallets';
+import type { WalletService } from '../wallets';
 import type { FaucetDrip } from './faucet.types';
 
 /** SPEC.md, Limits: 5 drips per day, 10 native coins per drip, testnet only. */
@@ -25,7 +24,6 @@ export class FaucetService {
 
   constructor(
     private readonly ds: DataSource,
-    private readonly auth: DeveloperAuth,
     private readonly wallets: WalletService,
     private readonly sender: TransactionSender,
     faucetPrivateKey: string | undefined,
@@ -48,8 +46,8 @@ export class FaucetService {
     return this.signer?.address;
   }
 
-  async drip(creds: Credentials, network: Network = 'testnet'): Promise<FaucetDrip> {
-    const developer = await this.auth.requireDeveloper(creds);
+  async drip(session: Session, network: Network = 'testnet'): Promise<FaucetDrip> {
+    const developer = await session.developer();
     if (network !== 'testnet') {
       throw new AppError('FAUCET_TESTNET_ONLY', 'The faucet pays out on testnet only');
     }

@@ -1,6 +1,6 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 
 @ObjectType({ description: 'A faucet payout of test coins to the caller’s custodial wallet.' })
 export class FaucetDrip {

@@ -1,10 +1,13 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
+import type { RequestContext } from '../../auth/request-context';
+import type { GatewayService } from './gateway.service';
 import { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 
 @Resolver()
 export class GatewayResolver {
+  constructor(private readonly gateway: GatewayService) {}
+
   @Mutation(() => GatewayQueryResult, {
     description: 'Calls a contract function without a transaction (eth_call); API key with scope read.',
   })
@@ -18,7 +21,7 @@ export class GatewayResolver {
     args: unknown,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayQueryResult> {
-    return ctx.services.gateway.query(ctx.credentials, id, method, args);
+    return this.gateway.query(ctx.session, id, method, args);
   }
 
   @Mutation(() => GatewayInvokeResult, {
@@ -43,7 +46,7 @@ export class GatewayResolver {
     gasLimit: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayInvokeResult> {
-    return ctx.services.gateway.invoke(ctx.credentials, id, method, args, {
+    return this.gateway.invoke(ctx.session, id, method, args, {
       value,
       gasLimit,
       idempotencyKey: ctx.idempotencyKey,

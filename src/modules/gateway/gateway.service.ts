@@ -7,15 +7,16 @@ import { decodeRevert } from '../../chain/revert-decoder';
 import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
-import type { Credentials } from '../../server/context';
-import { RequestLimit } from '../../server/rate-limit';
-import type { UsageRecorder } from '../analytics/usage-recorder';
-import type { ContractEntity } from '../contracts/contract.entity';
-import type { ContractService } from '../contracts/contract.service';
-import type { ApiKeyPrincipal, ApiKeyService } from '../keys/api-key.service';
-import type { TransactionSender } from '../wallets/transaction-sender';
-import type { WalletService } from '../wallets/wallet.service';
-import { CallCodec, findMethod, type AbiMethod } from './abi';
+import type { Session } from '../../auth/session';
+import { RequestLimit } from '../../kernel/rate-limit';
+import type { UsageRecorder } from '../analytics';
+import type { ContractEntity } from '../contracts';
+import type { ContractService } from '../contracts';
+import type { ApiKeyPrincipal } from '../../auth/authority';
+import type { ApiKeyService } from '../keys';
+import type { TransactionSender } from '../wallets';
+import type { WalletService } from '../wallets';
+import { CallCodec, findMethod, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore } from './idempotency';
 
@@ -79,9 +80,9 @@ export class GatewayService {
     this.idempotency = new IdempotencyStore(ds);
   }
 
-  async query(creds: Credentials, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
+  async query(session: Session, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
     return this.traced('query', async (trace) => {
-      const { contract, abiMethod } = await this.authorize(creds, contractId, method, 'read', trace);
+      const { contract, abiMethod } = await this.authorize(session, contractId, method, 'read', trace);
       // A call would run it, answer null and change nothing: the caller meant invoke.
       if (!abiMethod.readOnly) {
         throw new AppError(
@@ -103,14 +104,14 @@ export class GatewayService {
   }
 
   async invoke(
-    creds: Credentials,
+    session: Session,
     contractId: string,
     method: string,
     args: unknown,
     opts: InvokeOptions,
   ): Promise<GatewayInvokeResult> {
     return this.traced('invoke', async (trace) => {
-      const { contract, abiMethod, principal } = await this.authorize(creds, contractId, method, 'write', trace);
+      const { contract, abiMethod, principal } = await this.authorize(session, contractId, method, 'write', trace);
       if (abiMethod.readOnly) {
         throw new AppError(
           'VALIDATION_FAILED',
@@ -237,26 +238,18 @@ export class GatewayService {
 
   /** The checks of API.md §7, in their order, each with its code. */
   private async authorize(
-    creds: Credentials,
+    session: Session,
     contractId: string,
     method: string,
     scope: 'read' | 'write',
     trace: CallTrace,
   ): Promise<{ contract: ServedContract; abiMethod: AbiMethod; principal: ApiKeyPrincipal }> {
-    const principal = await this.keys.authenticate(creds);
+    const principal = await session.apiKey();
     trace.principal = principal;
     await this.rateLimit(principal.keyId);
     const contract = await this.servedContract(contractId);
     trace.contractId = contract.record.id;
-    if (contract.record.ownerId !== principal.developerId) {
-      throw new AppError('FORBIDDEN', 'The API key does not belong to the owner of this contract');
-    }
-    if (principal.contractId && principal.contractId !== contract.record.id) {
-      throw new AppError('KEY_NOT_FOR_CONTRACT', 'The API key is restricted to another contract');
-    }
-    if (!principal.scopes.includes(scope)) {
-      throw new AppError('INSUFFICIENT_SCOPE', `The API key lacks the "${scope}" scope`, { required: scope });
-    }
+    await session.apiKeyFor(contract.record, scope);
     if (contract.record.status !== 'deployed') {
       throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.record.status}, not deployed`, {
         status: contract.record.status,

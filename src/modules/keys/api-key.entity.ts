@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { ApiKeyScope } from '../../auth/authority';
 
-export type ApiKeyScope = 'read' | 'write';
+export type { ApiKeyScope };
 export type ApiKeyStatus = 'active' | 'revoked';
 
 /** An API key; only its SHA-256 and a display prefix are stored, never the key. */

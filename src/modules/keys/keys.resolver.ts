@@ -1,9 +1,12 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
+import type { RequestContext } from '../../auth/request-context';
+import type { ApiKeyService } from './keys.service';
 import { ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
 
 @Resolver()
 export class KeysResolver {
+  constructor(private readonly keys: ApiKeyService) {}
+
   @Mutation(() => CreatedApiKey, {
     description: 'Issues an API key for the gateway; the full key is in this answer only (developer token, own id).',
   })
@@ -13,7 +16,7 @@ export class KeysResolver {
     input: CreateApiKeyInput | null,
     @Ctx() ctx: RequestContext,
   ): Promise<CreatedApiKey> {
-    return ctx.services.keys.issue(ctx.credentials, id, input ?? {});
+    return this.keys.issue(ctx.session, id, input ?? {});
   }
 
   @Query(() => ApiKeyList, { description: "The caller's API keys, without secrets (developer token, own id)." })
@@ -21,7 +24,7 @@ export class KeysResolver {
     @Arg('id', () => ID, { description: 'Developer id; must be the caller’s own.' }) id: string,
     @Ctx() ctx: RequestContext,
   ): Promise<ApiKeyList> {
-    return ctx.services.keys.list(ctx.credentials, id);
+    return this.keys.list(ctx.session, id);
   }
 
   @Mutation(() => RevokedApiKey, { description: 'Revokes an API key of the caller at once, on every instance.' })
@@ -29,6 +32,6 @@ export class KeysResolver {
     @Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string,
     @Ctx() ctx: RequestContext,
   ): Promise<RevokedApiKey> {
-    return ctx.services.keys.revoke(ctx.credentials, keyId);
+    return this.keys.revoke(ctx.session, keyId);
   }
 }

@@ -1,5 +1,4 @@
 import { Field, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import { pubSub } from '../../schema/pubsub';
 
 @ObjectType({ description: 'A tick of the server clock, pushed every second.' })
 export class ServerTime {
@@ -7,9 +6,7 @@ export class ServerTime {
   now!: Date;
 }
 
-/** One clock for the whole process feeds every subscriber. */
-setInterval(() => pubSub.publish('SERVER_TIME', { now: new Date() }), 1000).unref();
-
+/** One clock per app feeds every subscriber (started with the app: src/app). */
 @Resolver()
 export class ServerTimeResolver {
   @Subscription(() => ServerTime, {

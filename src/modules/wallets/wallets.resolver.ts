@@ -1,18 +1,20 @@
 import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../server/context';
-import { NetworkName } from '../../schema/network';
+import type { RequestContext } from '../../auth/request-context';
+import type { WalletService } from './wallets.service';
+import { NetworkName } from '../../kernel/network-name';
 import { WalletBalance, WalletHistory } from './wallets.types';
 
 @Resolver()
 export class WalletsResolver {
+  constructor(private readonly wallets: WalletService) {}
+
   @Query(() => WalletBalance, { description: 'Native coin balance of any address (public).' })
   walletBalance(
     @Arg('address', { description: '0x-prefixed address, any case.' }) address: string,
     @Arg('network', () => NetworkName, { defaultValue: NetworkName.testnet, description: 'Network; default testnet.' })
     network: NetworkName,
-    @Ctx() ctx: RequestContext,
   ): Promise<WalletBalance> {
-    return ctx.services.wallets.balance(address, network);
+    return this.wallets.balance(address, network);
   }
 
   @Query(() => WalletHistory, {
@@ -27,6 +29,6 @@ export class WalletsResolver {
     cursor: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<WalletHistory> {
-    return ctx.services.wallets.history(ctx.credentials, id, network, limit, cursor);
+    return this.wallets.history(ctx.session, id, network, limit, cursor);
   }
 }

@@ -1,6 +1,6 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../schema/network';
+import { NetworkName } from '../../kernel/network-name';
 
 @ObjectType({ description: 'Native coin balance of an address.' })
 export class WalletBalance {

@@ -1,6 +1,7 @@
 import * as asn1js from 'asn1js';
 import { AppError } from '../../../errors/app-error';
-import { assertAllowedKey, MAX_PROOF_CERTIFICATES } from './chain';
+import { MAX_PROOF_CERTIFICATES } from './chain';
+import { assertAllowedKey } from './key-policy';
 import { decodeBase64, decodePemBlocks, isPem } from './pem';
 import {
   edsInvalid,

@@ -1,11 +1,6 @@
-import {
-  assertAllowedKey,
-  assertExtensions,
-  assertWithinValidity,
-  MAX_PROOF_CERTIFICATES,
-  validatePath,
-} from './chain';
+import { assertExtensions, assertWithinValidity, MAX_PROOF_CERTIFICATES, validatePath } from './chain';
 import { parseCmsProof } from './cms';
+import { assertAllowedKey } from './key-policy';
 import type { RevocationPolicy } from './crl-store';
 import { decodeBase64, decodePemBlocks, isPem } from './pem';
 import {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { assertAllowedKey } from './chain';
+import { assertAllowedKey } from './key-policy';
 import { decodePemBlocks } from './pem';
 import { parseCertificateDer, type ParsedCertificate } from './pki';
 

@@ -1,5 +1,5 @@
 import type { Network } from '../../../config';
-import { listMethods, methodKey, type AbiMethod } from '../../gateway/abi';
+import { listMethods, methodKey, type AbiMethod } from '../../../chain/abi';
 
 /** What the per-contract API documents are built from. */
 export interface ContractSpecInput {

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { FunctionFragment } from 'ethers';
 import createClient from 'openapi-fetch';
-import { findMethod, listMethods } from '../../gateway/abi';
+import { findMethod, listMethods } from '../../../chain/abi';
 import { buildContractOpenApi, buildContractSwagger, contractOperations, type ContractSpecInput } from '.';
 
 // solc ships no type declarations; only compile() is used.

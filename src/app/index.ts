@@ -1,0 +1,186 @@
+import type { GraphQLSchema } from 'graphql';
+import { readFileSync } from 'node:fs';
+import type { DataSource } from 'typeorm';
+import { installKeccakCache } from '../chain/keccak-cache';
+import { ChainRegistry } from '../chain/chain-registry';
+import { LOCAL_NODE_FUNDED_KEY, startLocalNode } from '../chain/local-node';
+
+/** The URLs of a comma-separated `*_RPC_URL`, in order. */
+const splitUrls = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from '../config';
+import { createDataSource, isDatabaseReady, runMigrations } from '../database/data-source';
+import { startEmbeddedPostgres } from '../database/embedded-postgres';
+import type { Logger } from '../logger';
+import { loadOrCreateDevCa } from '../modules/accounts/eds/dev-ca';
+import { TrustStore } from '../modules/accounts/eds/trust-store';
+import { resolverContainer } from '../resolvers';
+import { buildAppSchema } from '../schema/build-schema';
+import type { NetworkName } from '../kernel/network-name';
+import { schemaPubSub } from '../schema/subscriptions';
+import { startHttpServer, type ReadinessReport } from '../server/http-server';
+import { Metrics } from '../server/metrics';
+import { createServices, type Services } from './services';
+import { Session } from '../auth/session';
+
+export interface App {
+  url: string;
+  config: AppConfig;
+  dataSource: DataSource;
+  services: Services;
+  /** The app's GraphQL schema (its resolvers hold this app's services). */
+  schema: GraphQLSchema;
+  /** RPC URLs in use, including local nodes started in zero-config mode (never sent to clients). */
+  rpcUrls: Record<Network, string | undefined>;
+  /** The faucet key in use: FAUCET_PRIVATE_KEY, or a funded dev-chain account in zero-config mode. */
+  faucetPrivateKey?: string;
+  /** Stops everything the app started, in reverse order. */
+  close(): Promise<void>;
+}
+
+/** The EDS trust bundle: EDS_TRUSTED_CA_FILE, or (outside production) the development CA. */
+async function loadTrust(config: AppConfig, logger: Logger): Promise<TrustStore> {
+  if (config.edsTrustedCaFile) return TrustStore.fromPem(readFileSync(config.edsTrustedCaFile, 'utf8'));
+  const ca = await loadOrCreateDevCa(config.dataDir);
+  logger.warn({ bundle: ca.bundlePath }, 'EDS_TRUSTED_CA_FILE unset: trusting the development CA (npm run dev:login)');
+  return TrustStore.fromPem(ca.certificatePem);
+}
+
+/** Starts the whole service: database, chains, schema, HTTP/WebSocket server. */
+export async function startApp(config: AppConfig, logger: Logger): Promise<App> {
+  const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
+  const onClose = (name: string, run: () => Promise<void>) => cleanups.push({ name, run });
+  const close = async () => {
+    while (cleanups.length > 0) {
+      const step = cleanups.pop()!;
+      const started = Date.now();
+      await step.run().catch((err: unknown) => logger.error({ err, step: step.name }, 'error while shutting down'));
+      logger.info({ step: step.name, ms: Date.now() - started }, 'stopped');
+    }
+  };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      onClose('embedded PostgreSQL', () => pg.stop());
+      databaseUrl = pg.url;
+      logger.info('DATABASE_URL unset: started the embedded PostgreSQL');
+    }
+    const ds = createDataSource(databaseUrl);
+    await ds.initialize();
+    onClose('database pool', () => ds.destroy());
+    const applied = await runMigrations(ds);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+
+    const rpcUrls = { ...config.rpcUrls } as Record<Network, string | undefined>;
+    let faucetPrivateKey = config.faucetPrivateKey;
+    for (const network of NETWORKS) {
+      if (rpcUrls[network]) continue;
+      const node = await startLocalNode({
+        chainId: CHAIN_IDS[network],
+        blockTime: config.localChainBlockTime,
+        logger,
+        stateDir: config.env === 'test' ? undefined : config.dataDir,
+      });
+      onClose(`${network} dev chain`, () => node.stop());
+      rpcUrls[network] = node.url;
+      if (network === 'testnet') faucetPrivateKey ??= LOCAL_NODE_FUNDED_KEY;
+      logger.info(
+        { network, chainId: node.chainId },
+        `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`,
+      );
+    }
+    installKeccakCache();
+    const chains = await ChainRegistry.connect(
+      {
+        testnet: { ...config.networks.testnet, urls: splitUrls(rpcUrls.testnet) },
+        mainnet: { ...config.networks.mainnet, urls: splitUrls(rpcUrls.mainnet) },
+      },
+      logger,
+    );
+    onClose('chain providers', async () => chains.destroy());
+
+    const trust = await loadTrust(config, logger);
+    const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl });
+    onClose('Solidity compiler', () => services.compiler.close());
+    await services.revocations.start();
+    onClose('API key revocation channel', () => services.revocations.stop());
+    // Flushed after the HTTP server stops, so the records of the last requests are kept.
+    onClose('gateway usage records', async () => {
+      await services.usage.close();
+      await services.keys.close();
+    });
+    services.tracker.start();
+    onClose('transaction tracker', () => services.tracker.stop());
+    const schema = await buildAppSchema({
+      container: resolverContainer({ ...services, loginLimit: services.limits.login }),
+      pubSub: schemaPubSub(services.bus, {
+        liveBlocks: (network) => services.explorer.blocks.subscribeLiveBlocks(network as NetworkName | null),
+      }),
+    });
+    // One clock per app feeds every serverTime subscriber.
+    const clock = setInterval(() => services.bus.publish('SERVER_TIME', { now: new Date() }), 1000);
+    clock.unref();
+    onClose('server clock', async () => clearInterval(clock));
+    const metrics = new Metrics();
+
+    const readiness = async (): Promise<ReadinessReport> => {
+      const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);
+      // A halted explorer index does not stop the service from serving; the report names it.
+      const halted = dbReady
+        ? await Promise.all(
+            NETWORKS.map((n) => services.explorer.runtime.index.state(n).then((s) => s?.haltedReason ?? null)),
+          )
+        : [];
+      return {
+        ready: dbReady,
+        database: { ready: dbReady },
+        networks: Object.fromEntries(
+          health.map((h, i) => [
+            h.network,
+            {
+              healthy: h.healthy,
+              chainId: h.chainId,
+              latencyMs: h.latencyMs,
+              ...(h.error ? { error: h.error } : {}),
+              ...(halted[i] ? { explorerIndexHalted: halted[i] } : {}),
+            },
+          ]),
+        ),
+      };
+    };
+
+    const http = await startHttpServer({
+      host: config.host,
+      port: config.port,
+      schema,
+      chargeableDeveloper: (credentials) =>
+        services.auth.chargeableDeveloper(credentials, (key) => services.keys.knownDeveloper(key)),
+      limits: services.limits,
+      sessionFor: (credentials, clientIp) => new Session(credentials, clientIp, services.auth, services.keys),
+      logger,
+      metrics,
+      readiness,
+      servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
+      edge: {
+        trustProxy: config.trustProxy,
+        corsOrigins: config.corsOrigins,
+        wsConnectionsPerIp: config.limits.wsConnectionsPerIp,
+        metricsToken: config.metrics.token,
+        metricsPort: config.metrics.port,
+      },
+    });
+    onClose('HTTP server', () => http.close());
+    // The explorer follows the chains in the background, started once requests can be served.
+    services.explorer.start();
+    onClose('explorer indexers and watchers', () => services.explorer.stop());
+
+    return { url: http.url, config, dataSource: ds, services, schema, rpcUrls, faucetPrivateKey, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

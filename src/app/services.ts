@@ -1,0 +1,147 @@
+import type { DataSource } from 'typeorm';
+import type { ChainRegistry } from '../chain/chain-registry';
+import { NETWORKS, type AppConfig } from '../config';
+import type { Logger } from '../logger';
+import { AccessTokens } from '../auth/access-token';
+import { AccountService } from '../modules/accounts/accounts.service';
+import { Authority } from '../auth/authority';
+import { CrlStore } from '../modules/accounts/eds/crl-store';
+import type { TrustStore } from '../modules/accounts/eds/trust-store';
+import { ExplorerService, LiveFeed } from '../modules/explorer';
+import { SolidityCompiler } from '../modules/contracts/compiler/compiler';
+import { ContractService } from '../modules/contracts/contracts.service';
+import { AnalyticsService } from '../modules/analytics/analytics.service';
+import { UsageRecorder } from '../modules/analytics/usage-recorder';
+import { FaucetService } from '../modules/faucet/faucet.service';
+import { GatewayService } from '../modules/gateway/gateway.service';
+import { ApiKeyService } from '../modules/keys/keys.service';
+import { RevocationChannel } from '../modules/keys/revocation-channel';
+import { ProjectService } from '../modules/projects/projects.service';
+import { TransactionSender } from '../modules/wallets/transaction-sender';
+import { TransactionTracker } from '../modules/wallets/transaction-tracker';
+import { WalletService } from '../modules/wallets/wallets.service';
+import { createEventBus, type EventBus } from '../kernel/event-bus';
+import { createRateLimits, type RateLimits } from '../kernel/rate-limit';
+
+/** The domain services of one process, handed to resolvers through the request context. */
+export interface Services {
+  auth: Authority;
+  accounts: AccountService;
+  projects: ProjectService;
+  wallets: WalletService;
+  chains: ChainRegistry;
+  explorer: ExplorerService;
+  sender: TransactionSender;
+  faucet: FaucetService;
+  compiler: SolidityCompiler;
+  contracts: ContractService;
+  revocations: RevocationChannel;
+  keys: ApiKeyService;
+  usage: UsageRecorder;
+  gateway: GatewayService;
+  analytics: AnalyticsService;
+  tracker: TransactionTracker;
+  limits: RateLimits;
+  /** The app's event bus: what its GraphQL subscriptions are fed from. */
+  bus: EventBus;
+}
+
+export function createServices(deps: {
+  ds: DataSource;
+  config: AppConfig;
+  chains: ChainRegistry;
+  trust: TrustStore;
+  logger: Logger;
+  /** The faucet key in use (FAUCET_PRIVATE_KEY, or a funded dev-chain account). */
+  faucetPrivateKey?: string;
+  /** URL of the database, for the LISTEN connection of key revocations. */
+  databaseUrl: string;
+}): Services {
+  const tokens = new AccessTokens(deps.config.jwtSecret);
+  const bus = createEventBus();
+  const limits = createRateLimits(deps.config.limits, deps.ds);
+  const auth = new Authority(deps.ds, tokens, { adminSubjects: deps.config.adminSubjects }, limits.developer);
+  const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains);
+  const projects = new ProjectService(deps.ds);
+  const revocation = deps.config.edsCrlFile
+    ? { crls: CrlStore.fromFile(deps.config.edsCrlFile), requireCrl: deps.config.edsRequireCrl }
+    : undefined;
+  const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, deps.logger, revocation);
+  const sender = new TransactionSender(deps.ds, deps.chains, deps.logger);
+  const faucet = new FaucetService(deps.ds, wallets, sender, deps.faucetPrivateKey, deps.logger);
+  const compiler = new SolidityCompiler({ logger: deps.logger });
+  const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
+  const contracts = new ContractService(deps.ds, projects, wallets, sender, compiler, { servers }, deps.logger);
+  const explorer = new ExplorerService(
+    deps.ds,
+    deps.chains,
+    {
+      indexerEnabled: deps.config.indexer.enabled,
+      indexerStartBlock: deps.config.indexer.startBlock,
+      // Without an RPC URL the service runs the network's dev chain itself.
+      localNetworks: NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
+    },
+    // This app's live blocks: never shared with another app in the same process.
+    new LiveFeed(),
+    deps.logger,
+  );
+  const revocations: RevocationChannel = new RevocationChannel(
+    deps.databaseUrl,
+    deps.logger,
+    (hash) => keys.forget(hash),
+    () => keys.forgetAll(),
+  );
+  const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger);
+  const usage = new UsageRecorder(deps.ds, deps.logger);
+  const gateway = new GatewayService(
+    deps.ds,
+    keys,
+    contracts,
+    deps.chains,
+    wallets,
+    sender,
+    usage,
+    deps.config.apiKeyRateLimit,
+    deps.logger,
+  );
+  const analytics = new AnalyticsService(deps.ds, usage);
+  const tracker = new TransactionTracker(
+    deps.ds,
+    deps.chains,
+    sender,
+    {
+      signerFor: async (address) => faucet.signerFor(address) ?? wallets.signerForAddress(address),
+      onMined: async (tx, mined) => {
+        if (tx.kind === 'deploy' && tx.contractId) await contracts.settleDeployment(tx.contractId, mined);
+      },
+      onDropped: async (tx) => {
+        // A drip whose transaction never landed is not counted.
+        if (tx.kind === 'faucet') await deps.ds.query('DELETE FROM faucet_drips WHERE tx_hash = $1', [tx.txHash]);
+        if (tx.kind === 'deploy' && tx.contractId) {
+          await contracts.failDeployment(tx.contractId, 'the deployment transaction was dropped');
+        }
+      },
+    },
+    deps.logger,
+  );
+  return {
+    auth,
+    accounts,
+    projects,
+    wallets,
+    chains: deps.chains,
+    sender,
+    faucet,
+    compiler,
+    contracts,
+    explorer,
+    revocations,
+    keys,
+    usage,
+    gateway,
+    analytics,
+    tracker,
+    limits,
+    bus,
+  };
+}

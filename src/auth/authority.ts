@@ -1,0 +1,115 @@
+import type { DataSource } from 'typeorm';
+import { AppError } from '../errors/app-error';
+import { apiKeyOf, type Credentials } from './credentials';
+import type { RequestLimit } from '../kernel/rate-limit';
+import type { AccessTokens } from './access-token';
+import { DeveloperEntity } from '../modules/accounts/developer.entity';
+
+/** What an API key that verified may do (the key service finds it; this class decides with it). */
+export interface ApiKeyPrincipal {
+  keyId: string;
+  developerId: string;
+  scopes: ApiKeyScope[];
+  /** Set when the key is restricted to one contract. */
+  contractId: string | null;
+}
+
+export type ApiKeyScope = 'read' | 'write';
+
+/**
+ * Every authorization decision of the service: who the caller is (developer tokens), whether they
+ * may act on a developer id (self), review deployments (admin), or call a contract with an API
+ * key (owner, contract restriction, scope); and the per-developer request budget.
+ */
+export class Authority {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly tokens: AccessTokens,
+    private readonly opts: { adminSubjects: string[] },
+    private readonly developerLimit?: RequestLimit,
+  ) {}
+
+  /**
+   * The developer of `token` when it is a developer token this service signed and that has not
+   * expired (no database access: a token revoked by a logout still names its developer here).
+   */
+  developerOfToken(token: string): string | undefined {
+    try {
+      return this.tokens.verify(token).developerId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The developer the HTTP edge charges a request to: the one of a developer token that verifies,
+   * or of an API key this instance has already accepted (`knownKey`, its cache). Any other
+   * request, a made-up credential included, is anonymous (a key's first request on an instance
+   * too: the key service charges its developer once it has checked it).
+   */
+  chargeableDeveloper(creds: Credentials, knownKey: (key: string) => string | undefined): string | undefined {
+    const key = apiKeyOf(creds);
+    if (key !== undefined) return knownKey(key);
+    return creds.bearer !== undefined ? this.developerOfToken(creds.bearer) : undefined;
+  }
+
+  /**
+   * Counts one authenticated request against the developer's budget over all keys and tokens,
+   * unless the HTTP edge already charged this request to that developer.
+   */
+  async countRequest(developerId: string, creds: Credentials): Promise<void> {
+    if (creds.chargedTo === developerId) return;
+    await this.developerLimit?.consume(developerId);
+  }
+
+  /** The developer behind a valid JWT; 401 for none, a malformed, forged or expired one, or an API key. */
+  async requireDeveloper(creds: Credentials): Promise<DeveloperEntity> {
+    if (creds.malformedAuthorization) {
+      throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <access token>"');
+    }
+    if (!creds.bearer) {
+      throw new AppError('UNAUTHENTICATED', 'A developer access token is required (Authorization: Bearer <token>)');
+    }
+    if (creds.bearer.startsWith('svc_')) {
+      throw new AppError('UNAUTHENTICATED', 'This operation needs a developer access token, not an API key');
+    }
+    const claims = this.tokens.verify(creds.bearer);
+    const developer = await this.ds.getRepository(DeveloperEntity).findOneBy({ id: claims.developerId });
+    if (!developer) throw new AppError('UNAUTHENTICATED', 'The access token is invalid');
+    // The row is read on every request, so a logout on any instance takes effect everywhere at once.
+    if (claims.generation !== developer.tokenGeneration) {
+      throw new AppError('UNAUTHENTICATED', 'The access token was revoked by a logout; log in again');
+    }
+    await this.countRequest(developer.id, creds);
+    return developer;
+  }
+
+  /** Paths with a developer `{id}` accept only the caller's own id. */
+  requireSelf(caller: DeveloperEntity, id: string): void {
+    if (caller.id !== id) {
+      throw new AppError('FORBIDDEN', "Only the caller's own developer id is accepted here");
+    }
+  }
+
+  /** Admins are developers whose certificate serialNumber or id is in ADMIN_SUBJECTS. */
+  requireAdmin(caller: DeveloperEntity, action: string): DeveloperEntity {
+    const subjects = this.opts.adminSubjects;
+    if (!subjects.includes(caller.id) && !(caller.serialNumber && subjects.includes(caller.serialNumber))) {
+      throw new AppError('FORBIDDEN', `Only administrators may ${action}`);
+    }
+    return caller;
+  }
+
+  /** An API key may call a contract of its own developer, within its contract restriction and scopes. */
+  requireKeyAccess(principal: ApiKeyPrincipal, contract: { id: string; ownerId: string }, scope: ApiKeyScope): void {
+    if (contract.ownerId !== principal.developerId) {
+      throw new AppError('FORBIDDEN', 'The API key does not belong to the owner of this contract');
+    }
+    if (principal.contractId && principal.contractId !== contract.id) {
+      throw new AppError('KEY_NOT_FOR_CONTRACT', 'The API key is restricted to another contract');
+    }
+    if (!principal.scopes.includes(scope)) {
+      throw new AppError('INSUFFICIENT_SCOPE', `The API key lacks the "${scope}" scope`, { required: scope });
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** Credentials as presented; each domain service decides which it needs and checks them. */
+export interface Credentials {
+  /** Token from `Authorization: Bearer ...` (a JWT, or an API key starting with `svc_`). */
+  bearer?: string;
+  /** Key from the `x-api-key` header. */
+  apiKey?: string;
+  /** An Authorization header was sent but is not of the form `Bearer <token>`. */
+  malformedAuthorization?: boolean;
+  /**
+   * The developer whose request budget (DEVELOPER_RATE_LIMIT) the HTTP edge already charged for
+   * this request, so that the service that checks the credentials does not charge it twice.
+   */
+  chargedTo?: string;
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Reads credentials from Node's HTTP headers (names already lower case). */
+export function credentialsFromHttpHeaders(headers: IncomingHttpHeaders | Record<string, unknown>): Credentials {
+  const auth = first(headers['authorization'] as string | string[] | undefined);
+  const apiKey = first(headers['x-api-key'] as string | string[] | undefined);
+  const match = typeof auth === 'string' ? BEARER.exec(auth) : null;
+  return {
+    bearer: match?.[1],
+    malformedAuthorization: typeof auth === 'string' && auth.trim() !== '' && !match,
+    apiKey: typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined,
+  };
+}
+
+/** Reads credentials from graphql-ws connectionParams: the same names as HTTP headers, any letter case. */
+export function credentialsFrom(params: Record<string, unknown>): Credentials {
+  const lower: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) lower[k.toLowerCase()] = v;
+  return credentialsFromHttpHeaders(lower);
+}
+
+/** The API key a request presents: `x-api-key`, or a Bearer token of the key format (`svc_...`). */
+export function apiKeyOf(creds: Credentials): string | undefined {
+  return creds.apiKey ?? (creds.bearer?.startsWith('svc_') ? creds.bearer : undefined);
+}

@@ -1,0 +1,60 @@
+import type { DeveloperEntity } from '../modules/accounts/developer.entity';
+import type { ApiKeyPrincipal, ApiKeyScope, Authority } from './authority';
+import type { Credentials } from './credentials';
+
+/** Finds the principal of a presented API key (the keys module, with its cache and revocations). */
+export interface ApiKeyAuthenticator {
+  authenticate(creds: Credentials): Promise<ApiKeyPrincipal>;
+}
+
+/**
+ * Who is calling, for one request: built once at the edge from the credentials as presented and
+ * the client's address, and handed to the services. Each identity is checked at most once per
+ * request (the first ask checks it, later asks get the same answer, a refusal included); every
+ * decision about it is Authority's.
+ */
+export class Session {
+  private developerCheck?: Promise<DeveloperEntity>;
+  private apiKeyCheck?: Promise<ApiKeyPrincipal>;
+
+  constructor(
+    readonly credentials: Credentials,
+    readonly clientIp: string,
+    private readonly authority: Authority,
+    private readonly apiKeys: ApiKeyAuthenticator,
+  ) {}
+
+  /** The calling developer (a developer token); 401 UNAUTHENTICATED otherwise. */
+  developer(): Promise<DeveloperEntity> {
+    this.developerCheck ??= this.authority.requireDeveloper(this.credentials);
+    return this.developerCheck;
+  }
+
+  /** The calling developer, who must be the developer `id` of the path (403 otherwise). */
+  async self(id: string): Promise<DeveloperEntity> {
+    const caller = await this.developer();
+    this.authority.requireSelf(caller, id);
+    return caller;
+  }
+
+  /** The calling developer, who must be an administrator (403 naming `action` otherwise). */
+  async admin(action: string): Promise<DeveloperEntity> {
+    return this.authority.requireAdmin(await this.developer(), action);
+  }
+
+  /** The principal of the API key presented; 401 INVALID_API_KEY otherwise. */
+  apiKey(): Promise<ApiKeyPrincipal> {
+    this.apiKeyCheck ??= this.apiKeys.authenticate(this.credentials);
+    return this.apiKeyCheck;
+  }
+
+  /** The API key's principal, allowed to call `contract` with `scope` (owner, restriction, scope). */
+  async apiKeyFor(contract: { id: string; ownerId: string }, scope: ApiKeyScope): Promise<ApiKeyPrincipal> {
+    const principal = await this.apiKey();
+    this.authority.requireKeyAccess(principal, contract, scope);
+    return principal;
+  }
+}
+
+/** Makes the session of a request (the composition root binds it to the app's Authority and keys). */
+export type SessionFactory = (credentials: Credentials, clientIp: string) => Session;

@@ -1,0 +1,110 @@
+import type { Network } from './network';
+
+export type FeeMode = 'auto' | 'legacy' | 'eip1559';
+
+/** How transactions of one network are priced (README: "Running against Besu or GoQuorum"). */
+export interface FeePolicy {
+  /** auto: EIP-1559 when the latest block has a base fee, else legacy. */
+  mode: FeeMode;
+  /** legacy: the fixed gas price (0 on free-gas networks); auto/eip1559: the minimum tip and price. */
+  gasPriceWei?: bigint;
+  /** A send that would need a higher price per gas is refused rather than overpaid. */
+  maxFeePerGasWei?: bigint;
+}
+
+/** Connection and fee settings of one network, from `<NETWORK>_…` variables. */
+export interface NetworkOptions {
+  /** Tried in order, with failover; empty: start a local dev chain. */
+  urls: string[];
+  /** Sent with every request (Besu's JWT: Authorization: Bearer …); never logged. */
+  headers: Record<string, string>;
+  /** Sockets per node per instance. */
+  maxConnections: number;
+  fees: FeePolicy;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 16;
+export const DEFAULT_FEE_POLICY: FeePolicy = { mode: 'auto' };
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function wei(name: string, value: string | undefined, problems: string[]): bigint | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^\d{1,78}$/.test(value.trim())) {
+    problems.push(`${name}: must be a whole number of wei`);
+    return undefined;
+  }
+  return BigInt(value.trim());
+}
+
+/**
+ * Reads `<PREFIX>_RPC_URL` (comma-separated), `_RPC_HEADERS` (JSON object), `_RPC_MAX_CONNECTIONS`,
+ * `_FEE_MODE`, `_GAS_PRICE_WEI` and `_MAX_FEE_PER_GAS_WEI`. Problems name the variable, never its
+ * value (headers hold credentials).
+ */
+export function readNetworkOptions(network: Network, env: NodeJS.ProcessEnv, problems: string[]): NetworkOptions {
+  const prefix = network.toUpperCase();
+  const urls = (env[`${prefix}_RPC_URL`] ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const url of urls) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      problems.push(`${prefix}_RPC_URL: every entry must be a URL starting with http:// or https://`);
+      break;
+    }
+  }
+
+  const headers: Record<string, string> = {};
+  const rawHeaders = env[`${prefix}_RPC_HEADERS`]?.trim();
+  if (rawHeaders) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawHeaders);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      problems.push(`${prefix}_RPC_HEADERS: must be a JSON object of header names to string values`);
+    } else {
+      for (const [name, value] of Object.entries(parsed)) {
+        if (!HEADER_NAME.test(name) || typeof value !== 'string' || /[\r\n]/.test(value)) {
+          problems.push(
+            `${prefix}_RPC_HEADERS: header ${HEADER_NAME.test(name) ? name : '(invalid name)'} is not valid`,
+          );
+          continue;
+        }
+        headers[name.toLowerCase()] = value;
+      }
+    }
+  }
+
+  let maxConnections = DEFAULT_MAX_CONNECTIONS;
+  const rawMax = env[`${prefix}_RPC_MAX_CONNECTIONS`]?.trim();
+  if (rawMax) {
+    const n = Number(rawMax);
+    if (!Number.isInteger(n) || n < 1 || n > 1024) {
+      problems.push(`${prefix}_RPC_MAX_CONNECTIONS: must be a whole number from 1 to 1024`);
+    } else {
+      maxConnections = n;
+    }
+  }
+
+  const rawMode = (env[`${prefix}_FEE_MODE`] ?? '').trim() || 'auto';
+  let mode: FeeMode = 'auto';
+  if (rawMode === 'auto' || rawMode === 'legacy' || rawMode === 'eip1559') mode = rawMode;
+  else problems.push(`${prefix}_FEE_MODE: must be auto, legacy or eip1559`);
+  const gasPriceWei = wei(`${prefix}_GAS_PRICE_WEI`, env[`${prefix}_GAS_PRICE_WEI`], problems);
+  const maxFeePerGasWei = wei(`${prefix}_MAX_FEE_PER_GAS_WEI`, env[`${prefix}_MAX_FEE_PER_GAS_WEI`], problems);
+  if (gasPriceWei !== undefined && maxFeePerGasWei !== undefined && gasPriceWei > maxFeePerGasWei) {
+    problems.push(`${prefix}_GAS_PRICE_WEI: is above ${prefix}_MAX_FEE_PER_GAS_WEI`);
+  }
+
+  return { urls, headers, maxConnections, fees: { mode, gasPriceWei, maxFeePerGasWei } };
+}

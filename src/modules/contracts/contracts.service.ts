@@ -1,0 +1,399 @@
+import { Interface, concat, getAddress, keccak256 } from 'ethers';
+import type { DataSource } from 'typeorm';
+import { CHAIN_IDS, type Network } from '../../config';
+import { AppError } from '../../errors/app-error';
+import type { Logger } from '../../logger';
+import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
+import type { Session } from '../../auth/session';
+import { encodeArgs } from '../../chain/abi';
+import type { ProjectService } from '../projects';
+import type { SendRequest, TransactionSender } from '../wallets';
+import type { WalletService } from '../wallets';
+import type { CompileLane, SolidityCompiler, CompileResult } from './compiler/compiler';
+import { ContractEntity, type ContractStatus } from './contract.entity';
+import type {
+  CompileContractInput,
+  CompileOutput,
+  Contract,
+  ContractPage,
+  DeployContractInput,
+  MiddlewareRegistration,
+} from './contracts.types';
+import { buildContractOpenApi, buildContractSwagger } from './spec';
+
+/** A deployment whose receipt takes longer is answered as `deploying`, and settled later. */
+const RECEIPT_TIMEOUT_MS = 60_000;
+const STATUSES: readonly ContractStatus[] = ['compiled', 'deploying', 'deployed', 'failed', 'rejected'];
+
+export interface ContractServiceOptions {
+  /** Base URLs published in contract specifications: production first, then the developer host. */
+  servers: string[];
+}
+
+export const toContract = (c: ContractEntity): Contract => ({
+  id: c.id,
+  name: c.name,
+  network: c.network,
+  chainId: c.chainId,
+  status: c.status,
+  statusReason: c.statusReason,
+  address: c.address,
+  deployTxHash: c.deployTxHash,
+  blockNumber: c.blockNumber === null ? null : Number(c.blockNumber),
+  ownerId: c.ownerId,
+  projectId: c.projectId,
+  abi: c.abi,
+  bytecodeHash: c.bytecodeHash,
+  sourceHash: c.sourceHash,
+  compiler: c.compiler,
+  middleware: { registered: c.middlewareRegistered, registeredAt: c.registeredAt },
+  createdAt: c.createdAt,
+  deployedAt: c.deployedAt,
+  approvedAt: c.approvedAt,
+});
+
+/** `{source}` or `{sources}` → file map; exactly one of them. */
+function sourcesOf(input: CompileContractInput): Record<string, string> {
+  const hasSource = input.source !== undefined && input.source !== null;
+  const hasSources = input.sources !== undefined && input.sources !== null;
+  if (hasSource === hasSources) {
+    throw new AppError('VALIDATION_FAILED', 'Send either `source` (one file) or `sources` (files by name)');
+  }
+  if (hasSource) return { 'Contract.sol': input.source! };
+  const sources = input.sources!;
+  if (typeof sources !== 'object' || Array.isArray(sources) || Object.keys(sources).length === 0) {
+    throw new AppError('VALIDATION_FAILED', '`sources` must be an object of file name to Solidity source');
+  }
+  for (const [file, text] of Object.entries(sources)) {
+    if (typeof text !== 'string') {
+      throw new AppError('VALIDATION_FAILED', `sources["${file}"] must be a string`, { field: `sources.${file}` });
+    }
+  }
+  return sources as Record<string, string>;
+}
+
+/** Contracts: compile, deploy (testnet at once, mainnet after approval), records, gateway registration, specs. */
+export class ContractService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly projects: ProjectService,
+    private readonly wallets: WalletService,
+    private readonly sender: TransactionSender,
+    private readonly compiler: SolidityCompiler,
+    private readonly opts: ContractServiceOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  private get repo() {
+    return this.ds.getRepository(ContractEntity);
+  }
+
+  /** Compiles for anyone; a caller with a valid developer token compiles in the developers' lane. */
+  async compile(input: CompileContractInput, session?: Session): Promise<CompileOutput> {
+    let lane: CompileLane = 'anonymous';
+    let caller: string | undefined;
+    if (session?.credentials.bearer) {
+      try {
+        caller = (await session.developer()).id;
+        lane = 'developer';
+      } catch (e) {
+        if (!(e instanceof AppError) || e.code !== 'UNAUTHENTICATED') throw e;
+      }
+    }
+    const result = await this.compiler.compile(
+      { sources: sourcesOf(input), contractName: input.contractName },
+      lane,
+      caller,
+    );
+    return {
+      compiler: result.compiler,
+      warnings: result.warnings,
+      contracts: result.contracts.map((c) => ({
+        name: c.name,
+        sourceFile: c.sourceFile,
+        abi: c.abi,
+        bytecode: c.bytecode,
+        deployedBytecode: c.deployedBytecode,
+      })),
+    };
+  }
+
+  /** A contract by id (public; no secrets in it); 404 for unknown or malformed ids. */
+  async require(id: string): Promise<ContractEntity> {
+    const found = isUuid(id) ? await this.repo.findOneBy({ id }) : null;
+    if (!found) throw new AppError('NOT_FOUND', 'No such contract');
+    return found;
+  }
+
+  async get(id: string): Promise<Contract> {
+    return toContract(await this.require(id));
+  }
+
+  async deploy(session: Session, input: DeployContractInput): Promise<Contract> {
+    const owner = await session.developer();
+    const network: Network = input.network ?? 'testnet';
+    if (input.projectId) await this.projects.requireOwned(owner, input.projectId);
+    const compiled = await this.compiler.compile(
+      { sources: sourcesOf(input), contractName: input.contractName },
+      'developer',
+      owner.id,
+    );
+    const chosen = this.chooseContract(compiled, input.contractName);
+    const iface = new Interface(chosen.abi as never[]);
+    const args = encodeArgs(iface.deploy, input.constructorArgs ?? []);
+    const constructorArgs = iface.encodeDeploy(args);
+    const record = this.repo.create({
+      name: input.name?.trim() || chosen.name,
+      network,
+      chainId: CHAIN_IDS[network],
+      status: 'compiled',
+      ownerId: owner.id,
+      projectId: input.projectId ?? null,
+      contractName: chosen.name,
+      sourceFile: chosen.sourceFile,
+      abi: chosen.abi,
+      bytecode: chosen.bytecode,
+      deployedBytecode: chosen.deployedBytecode,
+      immutableReferences: chosen.immutableReferences,
+      bytecodeHash: keccak256(chosen.bytecode),
+      sourceHash: compiled.sourceHash,
+      sources: sourcesOf(input),
+      constructorArgs,
+      compiler: compiled.compiler,
+    });
+    if (network === 'mainnet') {
+      // Mainnet waits for a manual approval; nothing is sent.
+      return toContract(await this.repo.save(record));
+    }
+    return toContract(await this.deployRecord(record, owner.id, false));
+  }
+
+  private chooseContract(compiled: CompileResult, contractName?: string) {
+    if (compiled.contracts.length === 0) {
+      throw new AppError('COMPILATION_FAILED', 'The sources contain no deployable contract', { errors: [] });
+    }
+    if (compiled.contracts.length > 1 && !contractName) {
+      const names = compiled.contracts.map((c) => c.name);
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `The sources define several contracts; choose one with contractName (${names.join(', ')})`,
+        { field: 'contractName', contracts: names },
+      );
+    }
+    return compiled.contracts[0]!;
+  }
+
+  /**
+   * Sends a record's deployment from the owner's custodial wallet and waits for it. Checks that
+   * can refuse it (revert, funds) run before the record is touched; once sent, the record's status
+   * always tells the truth: deploying, then deployed or failed.
+   */
+  private async deployRecord(record: ContractEntity, ownerId: string, approved: boolean): Promise<ContractEntity> {
+    const signer = await this.wallets.custodialSigner(ownerId);
+    const request: SendRequest = {
+      network: record.network,
+      signer,
+      to: null,
+      data: concat([record.bytecode, record.constructorArgs ?? '0x']),
+      kind: 'deploy',
+      developerId: ownerId,
+      iface: new Interface(record.abi as never[]),
+    };
+    let prepared;
+    try {
+      prepared = await this.sender.prepare(request);
+    } catch (e) {
+      if (approved) await this.repo.update({ id: record.id }, { status: 'compiled', approvedAt: null });
+      throw e;
+    }
+    record.status = 'deploying';
+    record.statusReason = null;
+    const saved = await this.repo.save(record);
+    let txHash: string;
+    try {
+      ({ txHash } = await this.sender.send({ ...request, contractId: saved.id }, prepared));
+    } catch (e) {
+      const reason = e instanceof AppError ? e.message : 'the deployment transaction could not be sent';
+      await this.repo.update({ id: saved.id }, { status: 'failed', statusReason: reason });
+      throw e;
+    }
+    await this.repo.update({ id: saved.id }, { deployTxHash: txHash });
+    const mined = await this.sender.waitForReceipt(record.network, txHash, RECEIPT_TIMEOUT_MS);
+    if (mined) await this.settleDeployment(saved.id, mined);
+    else this.logger.warn({ contractId: saved.id, txHash }, 'deployment not mined within 60 s; left deploying');
+    return this.require(saved.id);
+  }
+
+  /** Records the outcome of a mined deployment transaction. */
+  async settleDeployment(
+    contractId: string,
+    mined: { status: 'success' | 'reverted'; blockNumber: number; contractAddress: string | null },
+  ): Promise<void> {
+    if (mined.status === 'success' && mined.contractAddress) {
+      await this.repo.update(
+        { id: contractId, status: 'deploying' },
+        {
+          status: 'deployed',
+          address: getAddress(mined.contractAddress),
+          blockNumber: String(mined.blockNumber),
+          deployedAt: new Date(),
+        },
+      );
+    } else {
+      await this.repo.update(
+        { id: contractId, status: 'deploying' },
+        {
+          status: 'failed',
+          statusReason: 'the deployment transaction reverted',
+          blockNumber: String(mined.blockNumber),
+        },
+      );
+    }
+  }
+
+  /** Marks a deployment whose transaction can never be mined as failed. */
+  async failDeployment(contractId: string, reason: string): Promise<void> {
+    await this.repo.update({ id: contractId, status: 'deploying' }, { status: 'failed', statusReason: reason });
+  }
+
+  async listForDeveloper(
+    session: Session,
+    developerId: string,
+    filter: {
+      network?: Network | null;
+      status?: string | null;
+      projectId?: string | null;
+      limit?: number | null;
+      cursor?: string | null;
+    },
+  ): Promise<ContractPage> {
+    const caller = await session.self(developerId);
+    return this.page({ ...filter, ownerId: caller.id });
+  }
+
+  private async page(filter: {
+    ownerId?: string;
+    network?: Network | null;
+    status?: string | null;
+    projectId?: string | null;
+    limit?: number | null;
+    cursor?: string | null;
+  }): Promise<ContractPage> {
+    if (filter.status && !STATUSES.includes(filter.status as ContractStatus)) {
+      throw new AppError('VALIDATION_FAILED', `status must be one of ${STATUSES.join(', ')}`, { field: 'status' });
+    }
+    if (filter.projectId && !isUuid(filter.projectId)) {
+      throw new AppError('VALIDATION_FAILED', 'projectId must be a UUID', { field: 'projectId' });
+    }
+    const size = pageLimit(filter.limit);
+    const after = decodeCursor(filter.cursor);
+    const q = this.repo
+      .createQueryBuilder('c')
+      .orderBy('c.created_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .take(size + 1);
+    if (filter.ownerId) q.andWhere('c.owner_id = :ownerId', { ownerId: filter.ownerId });
+    if (filter.network) q.andWhere('c.network = :network', { network: filter.network });
+    if (filter.status) q.andWhere('c.status = :status', { status: filter.status });
+    if (filter.projectId) q.andWhere('c.project_id = :projectId', { projectId: filter.projectId });
+    if (after) q.andWhere('(c.created_at, c.id) < (:at, :id)', { at: after.at, id: after.id });
+    const rows = await q.getMany();
+    const page = rows.slice(0, size);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toContract),
+      nextCursor: rows.length > size && last ? encodeCursor({ at: last.createdAt.toISOString(), id: last.id }) : null,
+    };
+  }
+
+  async adminList(session: Session, status: string | null, limit: number | null, cursor: string | null) {
+    await session.admin('review mainnet deployments');
+    return this.page({ status: status ?? 'compiled', limit, cursor });
+  }
+
+  /** Moves a compiled contract to `to`, or 409 INVALID_STATE naming its current status. */
+  private async transition(
+    id: string,
+    to: ContractStatus,
+    extra: { approvedAt?: Date; statusReason?: string },
+  ): Promise<ContractEntity> {
+    const current = await this.require(id);
+    const result = await this.repo.update({ id, status: 'compiled' }, { status: to, ...extra });
+    if (!result.affected) {
+      const now = await this.require(id);
+      throw new AppError('INVALID_STATE', `The contract is ${now.status}; only a compiled contract can be reviewed`, {
+        status: now.status,
+      });
+    }
+    return { ...current, status: to, ...extra } as ContractEntity;
+  }
+
+  async approve(session: Session, id: string): Promise<Contract> {
+    const admin = await session.admin('review mainnet deployments');
+    const claimed = await this.transition(id, 'deploying', { approvedAt: new Date() });
+    this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment approved');
+    const record = await this.require(claimed.id);
+    return toContract(await this.deployRecord(record, record.ownerId, true));
+  }
+
+  async reject(session: Session, id: string, reason: string | null): Promise<Contract> {
+    const admin = await session.admin('review mainnet deployments');
+    const text = reason?.trim() ? reason.trim().slice(0, 1000) : 'rejected by an administrator';
+    await this.transition(id, 'rejected', { statusReason: text });
+    this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment rejected');
+    return this.get(id);
+  }
+
+  private registration(c: ContractEntity): MiddlewareRegistration {
+    const base = `${this.opts.servers[0]}/api/devportal/contracts/${c.id}`;
+    return {
+      contractId: c.id,
+      registered: true,
+      registeredAt: c.registeredAt!,
+      endpoints: { query: `${base}/query/{method}`, invoke: `${base}/invoke/{method}` },
+      swaggerUrl: `${base}/swagger`,
+      openapiUrl: `${base}/openapi.json`,
+    };
+  }
+
+  async registerMiddleware(session: Session, id: string): Promise<MiddlewareRegistration> {
+    const caller = await session.developer();
+    const contract = await this.require(id);
+    if (contract.ownerId !== caller.id) {
+      throw new AppError('FORBIDDEN', 'Only the owner of the contract may register it');
+    }
+    if (contract.status !== 'deployed') {
+      throw new AppError(
+        'CONTRACT_NOT_DEPLOYED',
+        `The contract is ${contract.status}; only deployed contracts can be registered`,
+        {
+          status: contract.status,
+        },
+      );
+    }
+    await this.ds.query(
+      `UPDATE contracts SET middleware_registered = true, registered_at = coalesce(registered_at, now()) WHERE id = $1`,
+      [id],
+    );
+    return this.registration(await this.require(id));
+  }
+
+  private specInput(c: ContractEntity) {
+    return { id: c.id, name: c.name, network: c.network, address: c.address, abi: c.abi, servers: this.opts.servers };
+  }
+
+  async swagger(id: string): Promise<object> {
+    const contract = await this.require(id);
+    if (!contract.middlewareRegistered) {
+      throw new AppError(
+        'CONTRACT_NOT_REGISTERED',
+        'The contract is not registered in the gateway (register-middleware)',
+      );
+    }
+    return buildContractSwagger(this.specInput(contract));
+  }
+
+  async openApi(id: string): Promise<object> {
+    return buildContractOpenApi(this.specInput(await this.require(id)));
+  }
+}

@@ -1,0 +1,3 @@
+/** What the contracts module offers the other modules (the only file they may import from it). */
+export { ContractEntity } from './contract.entity';
+export { ContractService } from './contracts.service';

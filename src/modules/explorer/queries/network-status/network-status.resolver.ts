@@ -1,0 +1,17 @@
+import { Arg, Query, Resolver } from 'type-graphql';
+import { NetworkName } from '../../../../kernel/network-name';
+import { NETWORK_ARG } from '../explorer-input';
+import { NetworkStatus } from './network-status.types';
+import type { NetworkStatusService } from './network-status.service';
+
+@Resolver()
+export class NetworkStatusResolver {
+  constructor(private readonly service: NetworkStatusService) {}
+
+  @Query(() => NetworkStatus, {
+    description: 'Last block, validators, average block time, RPC health and index progress of a network.',
+  })
+  networkStatus(@Arg('network', () => NetworkName, NETWORK_ARG) network: NetworkName | null): Promise<NetworkStatus> {
+    return this.service.networkStatus(network);
+  }
+}

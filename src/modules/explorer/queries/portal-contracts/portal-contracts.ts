@@ -1,0 +1,275 @@
+import { AbiCoder, dataSlice, decodeBytes32String, id as keccakId } from 'ethers';
+import type { DataSource } from 'typeorm';
+import type { Network } from '../../../../config';
+import type { Logger } from '../../../../logger';
+import type { ChainReader } from '../../runtime/chain-reader';
+import {
+  detectTokenStandard,
+  runtimeCodeMatches,
+  type ImmutableReferences,
+  type TokenStandard,
+} from './contract-verification';
+import { checksum } from '../../../../kernel/address';
+
+/** What the explorer needs of a portal contract (the contracts table belongs to the contracts domain). */
+export interface PortalContract {
+  id: string;
+  name: string;
+  network: Network;
+  address: string;
+  abi: unknown[];
+  deployedBytecode: string;
+  immutableReferences: ImmutableReferences;
+  approvedAt: Date | null;
+}
+
+export interface ContractCheck {
+  codeMatches: boolean;
+  standard: TokenStandard | null;
+  tokenName: string | null;
+  tokenSymbol: string | null;
+  tokenDecimals: number | null;
+  checkedAt: Date;
+}
+
+export interface VerifiedAssetRow {
+  contractId: string;
+  address: string;
+  name: string;
+  symbol: string | null;
+  decimals: number | null;
+  standard: TokenStandard;
+  verifiedAt: Date;
+}
+
+type Row = Record<string, unknown>;
+
+const CONTRACT_COLUMNS = `id, name, network, address, abi, deployed_bytecode, immutable_references, approved_at`;
+const PREFIXED_COLUMNS = CONTRACT_COLUMNS.split(', ')
+  .map((c) => `c.${c}`)
+  .join(', ');
+/** Contracts checked per verified-assets request at most, so a burst of new ones cannot slow it down much. */
+const CHECKS_PER_REQUEST = 20;
+const MAX_NAME_LENGTH = 100;
+
+const toContract = (r: Row): PortalContract => ({
+  id: r.id as string,
+  name: r.name as string,
+  network: r.network as Network,
+  address: checksum(r.address as string),
+  abi: (r.abi as unknown[]) ?? [],
+  deployedBytecode: r.deployed_bytecode as string,
+  immutableReferences: (r.immutable_references as ImmutableReferences) ?? {},
+  approvedAt: (r.approved_at as Date | null) ?? null,
+});
+
+/** Both spellings of an address, so that a lookup works however the contracts domain stored it. */
+const spellings = (addresses: string[]) => [...new Set(addresses.flatMap((a) => [checksum(a), a.toLowerCase()]))];
+
+/** LIKE pattern for a prefix, with LIKE's wildcards escaped. */
+const prefixPattern = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const abiCoder = AbiCoder.defaultAbiCoder();
+const SELECTOR = {
+  name: keccakId('name()').slice(0, 10),
+  symbol: keccakId('symbol()').slice(0, 10),
+  decimals: keccakId('decimals()').slice(0, 10),
+};
+
+/**
+ * Portal contracts as the explorer sees them: which one is at an address, whether its code on chain
+ * is its compiled code, and which of them are verified token assets. Check results are kept in
+ * explorer_contract_checks (deployed code does not change), so each contract is compared once.
+ */
+export class PortalContracts {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly reader: ChainReader,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Deployed portal contracts at the given addresses, by lowercase address. */
+  async at(network: Network, addresses: string[]): Promise<Map<string, PortalContract>> {
+    if (addresses.length === 0) return new Map();
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${CONTRACT_COLUMNS} FROM contracts
+       WHERE network = $1 AND address = ANY($2::text[]) AND status = 'deployed'
+       ORDER BY created_at`,
+      [network, spellings(addresses)],
+    );
+    return new Map(rows.map((r) => [(r.address as string).toLowerCase(), toContract(r)]));
+  }
+
+  /** Deployed portal contracts whose name starts with `prefix` (case-insensitive). */
+  async byNamePrefix(network: Network, prefix: string, limit: number): Promise<PortalContract[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${CONTRACT_COLUMNS} FROM contracts
+       WHERE lower(name) LIKE $2 AND network = $1 AND status = 'deployed' AND address IS NOT NULL
+       ORDER BY name, created_at DESC LIMIT $3`,
+      [network, prefixPattern(prefix), limit],
+    );
+    return rows.map(toContract);
+  }
+
+  /** Verified assets whose token name or symbol starts with `prefix`. */
+  async assetsByPrefix(prefix: string, limit: number): Promise<PortalContract[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${PREFIXED_COLUMNS} FROM explorer_contract_checks k
+       JOIN contracts c ON c.id = k.contract_id
+       WHERE k.code_matches AND k.standard IS NOT NULL AND c.network = 'mainnet' AND c.status = 'deployed'
+         AND c.approved_at IS NOT NULL
+         AND (lower(k.token_name) LIKE $1 OR lower(k.token_symbol) LIKE $1)
+       ORDER BY k.checked_at DESC LIMIT $2`,
+      [prefixPattern(prefix), limit],
+    );
+    return rows.map(toContract);
+  }
+
+  /**
+   * Whether the contract's code on chain is its compiled code (and, for tokens, their metadata).
+   * `code` may be given when the caller already read it. Node failures leave nothing stored.
+   */
+  async check(contract: PortalContract, code?: string): Promise<ContractCheck> {
+    const stored: Row[] = await this.ds.query(
+      `SELECT code_matches, standard, token_name, token_symbol, token_decimals, checked_at
+       FROM explorer_contract_checks WHERE contract_id = $1`,
+      [contract.id],
+    );
+    if (stored[0]) return this.toCheck(stored[0]);
+    const onChain =
+      code ?? (await this.reader.call<string>(contract.network, 'eth_getCode', [contract.address, 'latest']));
+    // No code yet: the node may lag behind the deployment; decide later rather than store a mismatch.
+    if (onChain === '0x') {
+      return {
+        codeMatches: false,
+        standard: null,
+        tokenName: null,
+        tokenSymbol: null,
+        tokenDecimals: null,
+        checkedAt: new Date(),
+      };
+    }
+    const codeMatches = runtimeCodeMatches(onChain, contract.deployedBytecode, contract.immutableReferences);
+    const standard = detectTokenStandard(contract.abi);
+    const meta = codeMatches && standard ? await this.tokenMetadata(contract, standard) : null;
+    const rows: Row[] = await this.ds.query(
+      `INSERT INTO explorer_contract_checks
+         (contract_id, network, address, code_matches, standard, token_name, token_symbol, token_decimals)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (contract_id) DO UPDATE SET contract_id = EXCLUDED.contract_id
+       RETURNING code_matches, standard, token_name, token_symbol, token_decimals, checked_at`,
+      [
+        contract.id,
+        contract.network,
+        contract.address,
+        codeMatches,
+        standard,
+        meta?.name ?? null,
+        meta?.symbol ?? null,
+        meta?.decimals ?? null,
+      ],
+    );
+    if (!codeMatches) {
+      this.logger.info({ contractId: contract.id, network: contract.network }, 'Portal contract code differs on chain');
+    }
+    return this.toCheck(rows[0]!);
+  }
+
+  private toCheck(r: Row): ContractCheck {
+    return {
+      codeMatches: r.code_matches as boolean,
+      standard: (r.standard as TokenStandard | null) ?? null,
+      tokenName: (r.token_name as string | null) ?? null,
+      tokenSymbol: (r.token_symbol as string | null) ?? null,
+      tokenDecimals: (r.token_decimals as number | null) ?? null,
+      checkedAt: r.checked_at as Date,
+    };
+  }
+
+  /** name(), symbol() and (ERC-20) decimals() read from the token; what it lacks is null. */
+  private async tokenMetadata(contract: PortalContract, standard: TokenStandard) {
+    const read = async (data: string) => {
+      try {
+        return await this.reader.call<string>(contract.network, 'eth_call', [{ to: contract.address, data }, 'latest']);
+      } catch {
+        return null;
+      }
+    };
+    const [name, symbol, decimals] = await Promise.all([
+      read(SELECTOR.name),
+      read(SELECTOR.symbol),
+      standard === 'ERC-20' ? read(SELECTOR.decimals) : Promise.resolve(null),
+    ]);
+    return { name: decodeText(name), symbol: decodeText(symbol), decimals: decodeSmallInt(decimals) };
+  }
+
+  /**
+   * Newest verified assets: mainnet token contracts deployed through the portal after approval whose
+   * code matches. Contracts not compared yet are compared first (a few per call).
+   */
+  async recentAssets(limit: number): Promise<VerifiedAssetRow[]> {
+    const unchecked: Row[] = await this.ds.query(
+      `SELECT ${PREFIXED_COLUMNS} FROM contracts c
+       LEFT JOIN explorer_contract_checks k ON k.contract_id = c.id
+       WHERE c.network = 'mainnet' AND c.status = 'deployed' AND c.approved_at IS NOT NULL
+         AND c.address IS NOT NULL AND k.contract_id IS NULL
+       ORDER BY c.deployed_at DESC NULLS LAST LIMIT $1`,
+      [CHECKS_PER_REQUEST],
+    );
+    // Every candidate gets a stored check, tokens or not, so that the same ones are not picked again.
+    const candidates = unchecked.map(toContract);
+    if (candidates.length > 0 && this.reader.isAvailable('mainnet')) {
+      await Promise.all(
+        candidates.map((c) =>
+          this.check(c).catch((err: unknown) =>
+            this.logger.warn({ contractId: c.id, err: String(err) }, 'Could not verify a portal contract now'),
+          ),
+        ),
+      );
+    }
+    const rows: Row[] = await this.ds.query(
+      `SELECT c.id, c.name, c.address, k.standard, k.token_name, k.token_symbol, k.token_decimals, k.checked_at
+       FROM explorer_contract_checks k
+       JOIN contracts c ON c.id = k.contract_id
+       WHERE k.code_matches AND k.standard IS NOT NULL
+         AND c.network = 'mainnet' AND c.status = 'deployed' AND c.approved_at IS NOT NULL
+       ORDER BY k.checked_at DESC, c.deployed_at DESC NULLS LAST
+       LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      contractId: r.id as string,
+      address: checksum(r.address as string),
+      name: (r.token_name as string | null) ?? (r.name as string),
+      symbol: (r.token_symbol as string | null) ?? null,
+      decimals: (r.token_decimals as number | null) ?? null,
+      standard: r.standard as TokenStandard,
+      verifiedAt: r.checked_at as Date,
+    }));
+  }
+}
+
+/** A string return value (or a bytes32 one, as some old tokens return); null when neither. */
+function decodeText(data: string | null): string | null {
+  if (!data || data === '0x') return null;
+  try {
+    const [s] = abiCoder.decode(['string'], data) as unknown as [string];
+    return s.slice(0, MAX_NAME_LENGTH);
+  } catch {
+    try {
+      return decodeBytes32String(dataSlice(data, 0, 32)).slice(0, MAX_NAME_LENGTH) || null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function decodeSmallInt(data: string | null): number | null {
+  if (!data || data === '0x') return null;
+  try {
+    const [v] = abiCoder.decode(['uint256'], data) as unknown as [bigint];
+    return v <= 255n ? Number(v) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,22 @@
+import { Arg, Query, Resolver } from 'type-graphql';
+import { NetworkName } from '../../../../kernel/network-name';
+import { NETWORK_ARG } from '../explorer-input';
+import { SearchResults } from './search.types';
+import type { SearchService } from './search.service';
+
+@Resolver()
+export class SearchResolver {
+  constructor(private readonly service: SearchService) {}
+
+  @Query(() => SearchResults, {
+    description:
+      'Searches blocks (by number or hash), transactions (by hash), addresses, and portal contracts and verified assets (by name or symbol prefix).',
+  })
+  search(
+    @Arg('q', { description: 'Block number, 0x hash, 0x address, or the start of a contract name or token symbol.' })
+    q: string,
+    @Arg('network', () => NetworkName, NETWORK_ARG) network: NetworkName | null,
+  ): Promise<SearchResults> {
+    return this.service.search(q, network);
+  }
+}

@@ -1,0 +1,126 @@
+import { GraphQLJSON, GraphQLSafeInt } from 'graphql-scalars';
+import { Field, ObjectType, registerEnumType } from 'type-graphql';
+
+/** Outcome of a transaction. */
+export enum TransactionStatus {
+  success = 'success',
+  reverted = 'reverted',
+  pending = 'pending',
+}
+registerEnumType(TransactionStatus, {
+  name: 'TransactionStatus',
+  description: 'Outcome of a transaction.',
+  valuesConfig: {
+    success: { description: 'Mined and executed.' },
+    reverted: { description: 'Mined, but execution reverted (gas was still paid).' },
+    pending: { description: 'Known to the node but not in a block yet.' },
+  },
+});
+
+@ObjectType({ description: 'An event log emitted by a transaction.' })
+export class TransactionLog {
+  @Field({ description: 'Contract that emitted the log (EIP-55).' })
+  address!: string;
+
+  @Field(() => [String], { description: 'Indexed topics (0x hex); the first is the event signature hash.' })
+  topics!: string[];
+
+  @Field({ description: 'Non-indexed data (0x hex).' })
+  data!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Position of the log in its block.' })
+  logIndex!: number;
+}
+
+@ObjectType({ description: 'One decoded argument of a method call.' })
+export class MethodArgument {
+  @Field({ description: 'Parameter name in the ABI (may be empty).' })
+  name!: string;
+
+  @Field({ description: 'ABI type, e.g. `uint256`, `address`, `(address,uint64)`.' })
+  type!: string;
+
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description: 'Value as JSON: integers as decimal strings, addresses EIP-55, bytes as hex, tuples as objects.',
+  })
+  value!: unknown;
+}
+
+@ObjectType({ description: 'A method call decoded with the ABI of a portal contract.' })
+export class DecodedMethod {
+  @Field({ description: 'Function name.' })
+  name!: string;
+
+  @Field({ description: 'Function signature, e.g. `transfer(address,uint256)`.' })
+  signature!: string;
+
+  @Field(() => [MethodArgument], { description: 'Arguments, in order.' })
+  args!: MethodArgument[];
+}
+
+@ObjectType({ description: 'A transaction with its receipt.' })
+export class Transaction {
+  @Field({ description: 'Transaction hash (0x hex).' })
+  hash!: string;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Block number; null while pending.' })
+  blockNumber!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Block hash; null while pending.' })
+  blockHash!: string | null;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Position in the block; null while pending.' })
+  transactionIndex!: number | null;
+
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Block time, unix seconds; null while pending.' })
+  timestamp!: number | null;
+
+  @Field({ description: 'Sender (EIP-55).' })
+  from!: string;
+
+  @Field(() => String, { nullable: true, description: 'Recipient (EIP-55); null for a contract creation.' })
+  to!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Contract created by the transaction (EIP-55), if any.' })
+  contractAddress!: string | null;
+
+  @Field({ description: 'Value sent, in wei (decimal string).' })
+  value!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Sender nonce.' })
+  nonce!: number;
+
+  @Field({ description: 'Gas limit (decimal string).' })
+  gasLimit!: string;
+
+  @Field({ description: 'Gas price paid, in wei (decimal string); the effective price once mined.' })
+  gasPrice!: string;
+
+  @Field(() => String, { nullable: true, description: 'Gas used (decimal string); null while pending.' })
+  gasUsed!: string | null;
+
+  @Field(() => TransactionStatus, { description: '`success`, `reverted` or `pending`.' })
+  status!: TransactionStatus;
+
+  @Field({ description: 'Call data (0x hex).' })
+  input!: string;
+
+  @Field(() => [TransactionLog], { description: 'Event logs, in order.' })
+  logs!: TransactionLog[];
+
+  @Field(() => DecodedMethod, {
+    nullable: true,
+    description: 'The decoded call, when `to` is a contract the portal knows and the input matches its ABI.',
+  })
+  method!: DecodedMethod | null;
+}
+
+@ObjectType({ description: 'Result of a transaction lookup.' })
+export class TransactionLookup {
+  @Field({ description: 'Whether the transaction exists.' })
+  found!: boolean;
+
+  @Field(() => Transaction, { nullable: true, description: 'The transaction, when found.' })
+  transaction!: Transaction | null;
+}

@@ -1,0 +1,420 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { Network } from '../../../config';
+import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
+
+/** Progress of a network's index. */
+export interface IndexState {
+  firstBlock: number;
+  lastBlock: number;
+  lastHash: string;
+  haltedReason: string | null;
+}
+
+/** A block row, numbers converted. */
+export interface StoredBlock {
+  number: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  miner: string;
+  transactionCount: number;
+  gasUsed: string;
+  gasLimit: string;
+  extraData: string;
+}
+
+/** A transaction row as the activity list needs it (no input). */
+export interface StoredActivity {
+  hash: string;
+  blockNumber: number;
+  transactionIndex: number;
+  timestamp: number;
+  from: string;
+  to: string | null;
+  contractAddress: string | null;
+  value: string;
+  status: number;
+  methodId: string | null;
+}
+
+/** A full transaction row with its block hash. */
+export interface StoredTransaction extends StoredActivity {
+  blockHash: string;
+  nonce: number;
+  gasLimit: string;
+  gasPrice: string;
+  gasUsed: string;
+  input: string;
+}
+
+export interface StoredLog {
+  address: string;
+  topics: string[];
+  data: string;
+  logIndex: number;
+}
+
+type Row = Record<string, unknown>;
+
+const BLOCK_COLUMNS = `number, hash, parent_hash, timestamp, miner, transaction_count, gas_used, gas_limit, extra_data`;
+const ACTIVITY_COLUMNS = `hash, block_number, transaction_index, timestamp, from_address, to_address, contract_address,
+  value, status, method_id`;
+
+const toBlock = (r: Row): StoredBlock => ({
+  number: Number(r.number),
+  hash: r.hash as string,
+  parentHash: r.parent_hash as string,
+  timestamp: Number(r.timestamp),
+  miner: r.miner as string,
+  transactionCount: Number(r.transaction_count),
+  gasUsed: String(r.gas_used),
+  gasLimit: String(r.gas_limit),
+  extraData: r.extra_data as string,
+});
+
+const toActivity = (r: Row): StoredActivity => ({
+  hash: r.hash as string,
+  blockNumber: Number(r.block_number),
+  transactionIndex: Number(r.transaction_index),
+  timestamp: Number(r.timestamp),
+  from: r.from_address as string,
+  to: (r.to_address as string | null) ?? null,
+  contractAddress: (r.contract_address as string | null) ?? null,
+  value: String(r.value),
+  status: Number(r.status),
+  methodId: (r.method_id as string | null) ?? null,
+});
+
+/** Column arrays for one batch of blocks: one unnest() INSERT per table. */
+function batchColumns(blocks: FullBlock[]) {
+  const b = {
+    number: [] as number[],
+    hash: [] as string[],
+    parent: [] as string[],
+    timestamp: [] as number[],
+    miner: [] as string[],
+    txCount: [] as number[],
+    gasUsed: [] as string[],
+    gasLimit: [] as string[],
+    extra: [] as string[],
+  };
+  const t = {
+    hash: [] as string[],
+    block: [] as number[],
+    index: [] as number[],
+    timestamp: [] as number[],
+    from: [] as string[],
+    to: [] as Array<string | null>,
+    created: [] as Array<string | null>,
+    value: [] as string[],
+    nonce: [] as number[],
+    gasLimit: [] as string[],
+    gasPrice: [] as string[],
+    gasUsed: [] as string[],
+    status: [] as number[],
+    methodId: [] as Array<string | null>,
+    input: [] as string[],
+  };
+  const l = {
+    block: [] as number[],
+    index: [] as number[],
+    tx: [] as string[],
+    address: [] as string[],
+    topics: [] as string[],
+    data: [] as string[],
+  };
+  for (const { block, receipts } of blocks) {
+    const number = hexToNumber(block.number);
+    const timestamp = hexToNumber(block.timestamp);
+    b.number.push(number);
+    b.hash.push(block.hash.toLowerCase());
+    b.parent.push(block.parentHash.toLowerCase());
+    b.timestamp.push(timestamp);
+    b.miner.push(block.miner.toLowerCase());
+    b.txCount.push(block.transactions.length);
+    b.gasUsed.push(hexToDecimal(block.gasUsed));
+    b.gasLimit.push(hexToDecimal(block.gasLimit));
+    b.extra.push(block.extraData ?? '0x');
+    block.transactions.forEach((tx, i) => {
+      const receipt = receipts[i]!;
+      const input = tx.input ?? '0x';
+      t.hash.push(tx.hash.toLowerCase());
+      t.block.push(number);
+      t.index.push(i);
+      t.timestamp.push(timestamp);
+      t.from.push(tx.from.toLowerCase());
+      t.to.push(tx.to ? tx.to.toLowerCase() : null);
+      t.created.push(receipt.contractAddress ? receipt.contractAddress.toLowerCase() : null);
+      t.value.push(hexToDecimal(tx.value));
+      t.nonce.push(hexToNumber(tx.nonce));
+      t.gasLimit.push(hexToDecimal(tx.gas));
+      t.gasPrice.push(hexToDecimal(receipt.effectiveGasPrice ?? tx.gasPrice));
+      t.gasUsed.push(hexToDecimal(receipt.gasUsed));
+      // Receipts before Byzantium have no status; QBFT networks start after it.
+      t.status.push(receipt.status === undefined || BigInt(receipt.status) === 1n ? 1 : 0);
+      t.methodId.push(input.length >= 10 ? input.slice(0, 10).toLowerCase() : null);
+      t.input.push(input);
+      for (const log of receipt.logs) {
+        l.block.push(number);
+        l.index.push(hexToNumber(log.logIndex));
+        l.tx.push(tx.hash.toLowerCase());
+        l.address.push(log.address.toLowerCase());
+        l.topics.push(log.topics.map((x) => x.toLowerCase()).join(','));
+        l.data.push(log.data);
+      }
+    });
+  }
+  return { b, t, l };
+}
+
+/** The explorer's index in PostgreSQL: batch writes for the indexer, reads for the endpoints. */
+export class BlockIndex {
+  constructor(private readonly ds: DataSource) {}
+
+  async state(network: Network, runner?: QueryRunner): Promise<IndexState | null> {
+    const rows: Row[] = await (runner ?? this.ds).query(
+      `SELECT first_block, last_block, last_hash, halted_reason FROM explorer_index_state WHERE network = $1`,
+      [network],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      firstBlock: Number(r.first_block),
+      lastBlock: Number(r.last_block),
+      lastHash: r.last_hash as string,
+      haltedReason: (r.halted_reason as string | null) ?? null,
+    };
+  }
+
+  /**
+   * Writes consecutive blocks, their transactions and logs, and moves the progress row, all in one
+   * transaction on `runner` (the connection that holds the network's advisory lock). The progress
+   * row only moves from `previousLast`: if another writer moved it, nothing is written and false
+   * is returned.
+   */
+  async writeBatch(
+    runner: QueryRunner,
+    network: Network,
+    blocks: FullBlock[],
+    previousLast: number | null,
+    firstBlock: number,
+  ): Promise<boolean> {
+    if (blocks.length === 0) return true;
+    const { b, t, l } = batchColumns(blocks);
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO explorer_blocks (network, ${BLOCK_COLUMNS})
+         SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
+                                  $8::numeric[], $9::numeric[], $10::text[])
+         ON CONFLICT DO NOTHING`,
+        [network, b.number, b.hash, b.parent, b.timestamp, b.miner, b.txCount, b.gasUsed, b.gasLimit, b.extra],
+      );
+      if (t.hash.length > 0) {
+        await runner.query(
+          `INSERT INTO explorer_transactions (network, hash, block_number, transaction_index, timestamp, from_address,
+             to_address, contract_address, value, nonce, gas_limit, gas_price, gas_used, status, method_id, input)
+           SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::bigint[], $6::text[], $7::text[],
+                                    $8::text[], $9::numeric[], $10::bigint[], $11::numeric[], $12::numeric[],
+                                    $13::numeric[], $14::smallint[], $15::text[], $16::text[])
+           ON CONFLICT DO NOTHING`,
+          [
+            network,
+            t.hash,
+            t.block,
+            t.index,
+            t.timestamp,
+            t.from,
+            t.to,
+            t.created,
+            t.value,
+            t.nonce,
+            t.gasLimit,
+            t.gasPrice,
+            t.gasUsed,
+            t.status,
+            t.methodId,
+            t.input,
+          ],
+        );
+      }
+      if (l.block.length > 0) {
+        await runner.query(
+          `INSERT INTO explorer_logs (network, block_number, log_index, transaction_hash, address, topics, data)
+           SELECT $1, u.block_number, u.log_index, u.tx, u.address,
+                  CASE WHEN u.topics = '' THEN '{}'::text[] ELSE string_to_array(u.topics, ',') END, u.data
+           FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+             AS u(block_number, log_index, tx, address, topics, data)
+           ON CONFLICT DO NOTHING`,
+          [network, l.block, l.index, l.tx, l.address, l.topics, l.data],
+        );
+      }
+      const last = blocks[blocks.length - 1]!.block;
+      const moved: Row[] = await runner.query(
+        `INSERT INTO explorer_index_state (network, first_block, last_block, last_hash)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (network) DO UPDATE
+           SET last_block = EXCLUDED.last_block, last_hash = EXCLUDED.last_hash, updated_at = now()
+           WHERE explorer_index_state.last_block = $5 AND explorer_index_state.halted_reason IS NULL
+         RETURNING network`,
+        [network, firstBlock, hexToNumber(last.number), last.hash.toLowerCase(), previousLast],
+      );
+      if (moved.length === 0) {
+        await runner.rollbackTransaction();
+        return false;
+      }
+      await runner.commitTransaction();
+      return true;
+    } catch (err) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Drops the network's index from block `fromBlock` on (all of it when 0 or below the first indexed
+   * block), in one transaction on the lock's connection: for a dev chain that lost blocks or was reset.
+   */
+  async forgetFrom(runner: QueryRunner, network: Network, fromBlock: number): Promise<void> {
+    await runner.startTransaction();
+    try {
+      const state = await this.state(network, runner);
+      const all = state === null || fromBlock <= state.firstBlock;
+      await runner.query(`DELETE FROM explorer_logs WHERE network = $1 AND block_number >= $2`, [network, fromBlock]);
+      await runner.query(`DELETE FROM explorer_transactions WHERE network = $1 AND block_number >= $2`, [
+        network,
+        fromBlock,
+      ]);
+      await runner.query(`DELETE FROM explorer_blocks WHERE network = $1 AND number >= $2`, [network, fromBlock]);
+      if (all) {
+        await runner.query(`DELETE FROM explorer_index_state WHERE network = $1`, [network]);
+        await runner.query(`DELETE FROM explorer_contract_checks WHERE network = $1`, [network]);
+      } else {
+        await runner.query(
+          `UPDATE explorer_index_state
+             SET last_block = b.number, last_hash = b.hash, halted_reason = NULL, updated_at = now()
+             FROM explorer_blocks b
+            WHERE explorer_index_state.network = $1 AND b.network = $1 AND b.number = $2`,
+          [network, fromBlock - 1],
+        );
+      }
+      await runner.commitTransaction();
+    } catch (err) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Marks the network's index as halted; every instance stops indexing it until an operator clears it. */
+  async halt(runner: QueryRunner, network: Network, reason: string): Promise<void> {
+    await runner.query(`UPDATE explorer_index_state SET halted_reason = $2, updated_at = now() WHERE network = $1`, [
+      network,
+      reason,
+    ]);
+  }
+
+  async blockByNumber(network: Network, number: number): Promise<StoredBlock | null> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${BLOCK_COLUMNS} FROM explorer_blocks WHERE network = $1 AND number = $2`,
+      [network, number],
+    );
+    return rows[0] ? toBlock(rows[0]) : null;
+  }
+
+  async blockByHash(network: Network, hash: string): Promise<StoredBlock | null> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${BLOCK_COLUMNS} FROM explorer_blocks WHERE network = $1 AND hash = $2`,
+      [network, hash],
+    );
+    return rows[0] ? toBlock(rows[0]) : null;
+  }
+
+  /** Blocks with numbers in [from, to] that are in the index, newest first. */
+  async blocksBetween(network: Network, from: number, to: number): Promise<StoredBlock[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${BLOCK_COLUMNS} FROM explorer_blocks WHERE network = $1 AND number BETWEEN $2 AND $3 ORDER BY number DESC`,
+      [network, from, to],
+    );
+    return rows.map(toBlock);
+  }
+
+  async transactionHashes(network: Network, blockNumber: number): Promise<string[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT hash FROM explorer_transactions WHERE network = $1 AND block_number = $2 ORDER BY transaction_index`,
+      [network, blockNumber],
+    );
+    return rows.map((r) => r.hash as string);
+  }
+
+  async transaction(network: Network, hash: string): Promise<StoredTransaction | null> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT t.hash, t.block_number, t.transaction_index, t.timestamp, t.from_address, t.to_address,
+              t.contract_address, t.value, t.status, t.method_id, t.nonce, t.gas_limit, t.gas_price, t.gas_used,
+              t.input, b.hash AS block_hash
+       FROM explorer_transactions t
+       JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
+       WHERE t.network = $1 AND t.hash = $2`,
+      [network, hash],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      ...toActivity(r),
+      blockHash: r.block_hash as string,
+      nonce: Number(r.nonce),
+      gasLimit: String(r.gas_limit),
+      gasPrice: String(r.gas_price),
+      gasUsed: String(r.gas_used),
+      input: r.input as string,
+    };
+  }
+
+  async logs(network: Network, blockNumber: number, txHash: string): Promise<StoredLog[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT address, topics, data, log_index FROM explorer_logs
+       WHERE network = $1 AND block_number = $2 AND transaction_hash = $3 ORDER BY log_index`,
+      [network, blockNumber, txHash],
+    );
+    return rows.map((r) => ({
+      address: r.address as string,
+      topics: r.topics as string[],
+      data: r.data as string,
+      logIndex: Number(r.log_index),
+    }));
+  }
+
+  /**
+   * Transactions from, to or creating `address` (lowercase), newest first. Each branch walks its
+   * own index (from, to, created) and stops after `limit` rows; the merge keeps the newest.
+   */
+  static readonly ACTIVITY_SQL = `
+    SELECT * FROM (
+      (SELECT ${ACTIVITY_COLUMNS} FROM explorer_transactions
+        WHERE network = $1 AND from_address = $2
+        ORDER BY block_number DESC, transaction_index DESC LIMIT $3)
+      UNION ALL
+      (SELECT ${ACTIVITY_COLUMNS} FROM explorer_transactions
+        WHERE network = $1 AND to_address = $2 AND from_address <> $2
+        ORDER BY block_number DESC, transaction_index DESC LIMIT $3)
+      UNION ALL
+      (SELECT ${ACTIVITY_COLUMNS} FROM explorer_transactions
+        WHERE network = $1 AND contract_address = $2 AND from_address <> $2
+        LIMIT 1)
+    ) activity
+    ORDER BY block_number DESC, transaction_index DESC
+    LIMIT $3`;
+
+  async activity(network: Network, address: string, limit: number): Promise<StoredActivity[]> {
+    const rows: Row[] = await this.ds.query(BlockIndex.ACTIVITY_SQL, [network, address.toLowerCase(), limit]);
+    return rows.map(toActivity);
+  }
+
+  /** Whether the index saw a contract being created at `address` (lowercase). */
+  async isCreatedContract(network: Network, address: string): Promise<boolean> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT 1 FROM explorer_transactions WHERE network = $1 AND contract_address = $2 LIMIT 1`,
+      [network, address.toLowerCase()],
+    );
+    return rows.length > 0;
+  }
+}

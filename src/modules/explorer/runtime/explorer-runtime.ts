@@ -1,0 +1,78 @@
+import type { DataSource } from 'typeorm';
+import type { ChainRegistry } from '../../../chain/chain-registry';
+import { NETWORKS, type Network } from '../../../config';
+import type { Logger } from '../../../logger';
+import type { BlockSummary } from '../queries/blocks/blocks.types';
+import { BlockIndex } from './block-index';
+import { ChainReader } from './chain-reader';
+import { ChainWatcher } from './chain-watcher';
+import { ExplorerIndexer } from './explorer-indexer';
+import type { LiveFeed } from './live-feed';
+
+export interface ExplorerConfig {
+  /** Whether this instance may index (INDEXER_ENABLED); it indexes a network only while it holds its lock. */
+  indexerEnabled: boolean;
+  /** Where a new index starts (INDEXER_START_BLOCK). */
+  indexerStartBlock: number;
+  /** Networks served by a dev chain this service started: their index follows the chain if it loses blocks. */
+  localNetworks?: readonly Network[];
+}
+
+/**
+ * What the explorer runs in the background: a chain watcher per network (live blocks, the latest
+ * block) publishing to the app's live feed, and, when enabled, an indexer per network writing the
+ * block index while this instance holds the network's lock. The queries read through it.
+ */
+export class ExplorerRuntime {
+  readonly reader: ChainReader;
+  readonly index: BlockIndex;
+  readonly watchers: Record<Network, ChainWatcher>;
+  readonly indexers: Partial<Record<Network, ExplorerIndexer>> = {};
+  private readonly log: Logger;
+
+  constructor(
+    private readonly ds: DataSource,
+    chains: ChainRegistry,
+    private readonly config: ExplorerConfig,
+    private readonly liveFeed: LiveFeed,
+    logger: Logger,
+  ) {
+    this.log = logger.child({ component: 'explorer' });
+    this.reader = new ChainReader(chains);
+    this.index = new BlockIndex(ds);
+    const watcher = (network: Network) =>
+      new ChainWatcher(network, this.reader, (block) => liveFeed.publish(network, block), logger);
+    this.watchers = { testnet: watcher('testnet'), mainnet: watcher('mainnet') };
+  }
+
+  /** Starts the watchers and, when enabled, the indexers; all in the background. */
+  start(): void {
+    for (const network of NETWORKS) {
+      this.watchers[network].start();
+      if (!this.config.indexerEnabled) continue;
+      const indexer = new ExplorerIndexer({
+        network,
+        ds: this.ds,
+        index: this.index,
+        reader: this.reader,
+        watcher: this.watchers[network],
+        logger: this.log,
+        startBlock: this.config.indexerStartBlock,
+        localChain: this.config.localNetworks?.includes(network) ?? false,
+      });
+      this.indexers[network] = indexer;
+      indexer.start();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(Object.values(this.indexers).map((i) => i.stop()));
+    await Promise.all(NETWORKS.map((n) => this.watchers[n].stop()));
+  }
+
+  /** Every new block of the network, in order, from this app's watcher, which polls fast while someone listens. */
+  subscribeLiveBlocks(network: Network): AsyncIterableIterator<BlockSummary> {
+    const release = this.watchers[network].retain();
+    return this.liveFeed.subscribe(network, release);
+  }
+}

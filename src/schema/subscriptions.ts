@@ -1,0 +1,16 @@
+import type { PubSub } from 'type-graphql';
+import { FEEDS, type EventBus, type LiveBlock } from '../kernel/event-bus';
+
+/** What the schema's subscriptions read: the bus's topics, and the feeds of FEEDS. */
+export function schemaPubSub(bus: EventBus, feeds: { liveBlocks(network: unknown): AsyncIterable<LiveBlock> }): PubSub {
+  return {
+    publish: () => {
+      throw new Error('Publish on the app event bus, not through the schema');
+    },
+    subscribe: (topic: string, id?: unknown) => {
+      if (topic === FEEDS.liveBlocks) return feeds.liveBlocks(id);
+      if (topic === 'SERVER_TIME') return bus.subscribe('SERVER_TIME');
+      throw new Error(`No subscription topic ${topic}`);
+    },
+  };
+}
