@@ -27,7 +27,7 @@ const SERIAL = [
 /** The tests that run a second time behind the Besu-faithful fronts. */
 const BESU = ['tests/gateway.test.ts', 'tests/contracts.test.ts', 'tests/faucet.test.ts', 'tests/explorer.test.ts'];
 
-const escape = (file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** What every project shares: Node, reflect-metadata, ts-jest. */
 const common = {
@@ -49,7 +49,7 @@ const common = {
       },
     ],
   },
-  testPathIgnorePatterns: ['/node_modules/', ...SERIAL.map((file) => `<rootDir>/${escape(file)}$`)],
+  testPathIgnorePatterns: ['/node_modules/', ...SERIAL.map((file) => `<rootDir>/${escapeRegExp(file)}$`)],
 };
 
 /** @type {import('jest').Config} */
