@@ -1,18 +1,76 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Four projects. `npm test` runs `unit`, `integration` and `besu` together in parallel workers
+ * (every test file has its own database, dev chains, ports and temporary directories), then
+ * `serial` alone, one file at a time.
+ *
+ * - unit: tests beside the code in src/
+ * - integration: tests/ against the real service, PostgreSQL and dev chains
+ * - besu: the gateway, deploy, faucet and explorer tests again, behind Besu-faithful fronts
+ *   (TEST_RPC_FRONT=besu, tests/kit/besu-node.ts)
+ * - serial: tests that prove wall-clock bounds (a request answered within 1 s, a compile within
+ *   5 s) or start the service with its zero-config defaults (embedded PostgreSQL on its default
+ *   port); other workers sharing the cores would make them fail for reasons not their own
+ */
+
+/** Timing-sensitive or default-port tests, run alone after the parallel pass (see above). */
+const SERIAL = [
+  // /healthz next to a flood, answers within 1 s and 5 s, per-second rate-limit windows.
+  'tests/hostile-clients.test.ts',
+  // A developer's compile within 5 s while solc burns a core on a pathological source.
+  'src/modules/contracts/compiler/compiler-lanes.test.ts',
+  // `npm start` with the embedded PostgreSQL on its default port; a no-op build within 5 s.
+  'tests/project/npm-start.test.ts',
+  // The zero-config service, embedded PostgreSQL on its default port.
+  'tests/process.test.ts',
+];
+
+/** The tests that run a second time behind the Besu-faithful fronts. */
+const BESU = ['tests/gateway.test.ts', 'tests/contracts.test.ts', 'tests/faucet.test.ts', 'tests/explorer.test.ts'];
+
+const escapeRegExp = (file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** What every project shares: Node, reflect-metadata, ts-jest. */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/tests'],
-  testMatch: ['**/*.test.ts'],
   setupFiles: ['reflect-metadata'],
   transform: {
     '^.+\\.ts$': [
       'ts-jest',
-      // Type errors are caught by `npm run typecheck`; tests only need the code transpiled (to CommonJS).
+      // Type errors are caught by `npm run typecheck`; tests only need each file transpiled on its own
+      // (to CommonJS): no TypeScript program per worker, which would cost each worker seconds of CPU.
       {
-        tsconfig: { ...require('./tsconfig.json').compilerOptions, module: 'commonjs', moduleResolution: 'node' },
+        tsconfig: {
+          ...require('./tsconfig.json').compilerOptions,
+          module: 'commonjs',
+          moduleResolution: 'node',
+          isolatedModules: true,
+        },
         diagnostics: false,
       },
     ],
   },
+  testPathIgnorePatterns: ['/node_modules/', ...SERIAL.map((file) => `<rootDir>/${escapeRegExp(file)}$`)],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/src'], testMatch: ['**/*.test.ts'] },
+    { ...common, displayName: 'integration', roots: ['<rootDir>/tests'], testMatch: ['**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'besu',
+      roots: ['<rootDir>/tests'],
+      testMatch: BESU.map((file) => `<rootDir>/${file}`),
+      setupFiles: [...common.setupFiles, '<rootDir>/tests/kit/besu-front.setup.ts'],
+    },
+    {
+      ...common,
+      displayName: 'serial',
+      roots: ['<rootDir>/src', '<rootDir>/tests'],
+      testMatch: SERIAL.map((file) => `<rootDir>/${file}`),
+      testPathIgnorePatterns: ['/node_modules/'],
+    },
+  ],
 };

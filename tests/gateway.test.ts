@@ -290,7 +290,25 @@ describe('invoke', () => {
 
   it('answers a transaction that reverted when mined with status reverted and its revertReason (replayed at its block)', async () => {
     const once = await deployRegistered(api, dev, ONCE_SOURCE);
-    const [a, b] = await Promise.all([invoke(once.id, 'once', {}), invoke(once.id, 'once', {})]);
+    // Both must be sent before either is mined, however slow the machine: on a busy one the second
+    // was estimated after the first had landed, and refused. Mining waits until both are in the pool.
+    const provider = providerOf(stack, 'testnet');
+    const nonce = await provider.getTransactionCount(dev.walletAddress, 'pending');
+    await provider.send('evm_setIntervalMining', [0]);
+    let answered = 0;
+    const both = Promise.all(
+      [invoke(once.id, 'once', {}), invoke(once.id, 'once', {})].map((p) => p.finally(() => answered++)),
+    );
+    try {
+      const until = Date.now() + 30_000;
+      while ((await provider.getTransactionCount(dev.walletAddress, 'pending')) < nonce + 2 && answered === 0) {
+        if (Date.now() > until) throw new Error('the two transactions did not reach the pool');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]);
+    }
+    const [a, b] = await both;
     const outcomes = [a.body, b.body].sort((x: any, y: any) => String(x.status).localeCompare(String(y.status)));
     expect(outcomes.map((o: any) => o.status)).toEqual(['reverted', 'success']);
     expect(outcomes[0].revertReason).toBe('already done');

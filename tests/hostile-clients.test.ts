@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { client, type Client } from './kit/http';
 import { newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
+import { freePort } from './kit/process';
 import { startStack, type Stack } from './kit/stack';
 
 /**
@@ -285,22 +286,22 @@ describe('hostile clients, default limits', () => {
   }, 60_000);
 });
 
-/** A port for the metrics listener, different for each test process. */
-const METRICS_PORT = 41_000 + (process.pid % 2_000);
-
 describe('hostile clients, per-address limits', () => {
   let stack: Stack;
   let api: Client;
   let dev: LoggedIn;
+  /** The metrics listener's port: one free right now (a fixed one may be another process's). */
+  let metricsPort: number;
 
   beforeAll(async () => {
+    metricsPort = await freePort();
     stack = await startStack({
       TRUST_PROXY: '1',
       PUBLIC_RATE_LIMIT: '20',
       LOGIN_RATE_LIMIT: '5',
       DEVELOPER_RATE_LIMIT: '10',
       WS_CONNECTIONS_PER_IP: '3',
-      METRICS_PORT: String(METRICS_PORT),
+      METRICS_PORT: String(metricsPort),
     });
     api = client(stack.url);
     dev = await login(api, stack.ca);
@@ -308,7 +309,7 @@ describe('hostile clients, per-address limits', () => {
   afterAll(() => stack?.stop());
 
   it('serves /metrics on METRICS_PORT, and not on the main port without a token', async () => {
-    const res = await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`);
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/unexpected_errors_total/);
     expect((await api.get('/metrics')).status).toBe(404);
