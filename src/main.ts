@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startApp } from './app';
+import { startApp } from './app/index'; // not './app': a dist/ built before src/app.ts moved may still hold a stale app.js
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 
