@@ -5,6 +5,7 @@ import { Transactions1763766000000 } from './1763766000000-Transactions';
 import { ApiKeys1763767000000 } from './1763767000000-ApiKeys';
 import { RateLimits1763780000000 } from './1763780000000-RateLimits';
 import { LoginBinding1763900000000 } from './1763900000000-LoginBinding';
+import { TransactionIndex1764000000000 } from './1764000000000-TransactionIndex';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Explorer1763770000000,
   RateLimits1763780000000,
   LoginBinding1763900000000,
+  TransactionIndex1764000000000,
 ];

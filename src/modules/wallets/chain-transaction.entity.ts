@@ -62,6 +62,10 @@ export class ChainTransactionEntity {
   @Column({ name: 'block_timestamp', type: 'bigint', nullable: true })
   blockTimestamp!: string | null;
 
+  /** Index in its block (from the receipt) once mined. */
+  @Column({ name: 'tx_index', type: 'integer', nullable: true })
+  txIndex!: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -561,9 +561,18 @@ export class TransactionSender {
     await this.ds.query(
       `UPDATE chain_transactions
           SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
-              block_timestamp = $7, mined_at = now()
+              block_timestamp = $7, tx_index = $8, mined_at = now()
         WHERE network = $1 AND tx_hash = $2`,
-      [network, receipt.hash, mined.status, mined.blockNumber, mined.gasUsed, mined.contractAddress, timestamp],
+      [
+        network,
+        receipt.hash,
+        mined.status,
+        mined.blockNumber,
+        mined.gasUsed,
+        mined.contractAddress,
+        timestamp,
+        receipt.index,
+      ],
     );
     return mined;
   }

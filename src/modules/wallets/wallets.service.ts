@@ -109,7 +109,7 @@ export class WalletService {
          SELECT c.tx_hash AS hash, c.kind, c.from_address AS from_address, c.to_address,
                 c.value_wei::text AS value_wei, c.gas_used::text AS gas_used, c.status, c.block_number,
                 coalesce(c.block_timestamp, extract(epoch FROM c.created_at)::bigint) AS ts,
-                coalesce(x.transaction_index, -1) AS tx_index, c.contract_id, c.method
+                coalesce(c.tx_index, x.transaction_index, -1) AS tx_index, c.contract_id, c.method
            FROM chain_transactions c
            LEFT JOIN explorer_transactions x ON x.network = c.network AND x.hash = c.tx_hash
           WHERE c.network = $1 AND c.status <> 'dropped' AND (c.from_address = $2 OR c.to_address = $2)
@@ -197,7 +197,7 @@ function decodeHistoryCursor(cursor: string | null | undefined): HistoryCursor |
     c.at >= 0 &&
     typeof c.position === 'number' &&
     Number.isSafeInteger(c.position) &&
-    c.position >= -1 && // -1: mined, but not yet in the explorer index
+    c.position >= -1 && // -1: mined before its index in the block was recorded, and not yet in the explorer index
     c.position <= MAX_CURSOR_POSITION &&
     typeof c.hash === 'string' &&
     /^0x[0-9a-f]{64}$/.test(c.hash)
