@@ -14,6 +14,7 @@ import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import { startStack } from '../tests/kit/stack';
 import { startLocalNode } from '../src/chain/local-node';
 import { machine, productionEnvOn } from './kit';
+import type { RequestContext } from '../src/auth/request-context';
 import { Session } from '../src/auth/session';
 
 const CONCURRENCY = 50;
@@ -85,9 +86,10 @@ async function main(): Promise<void> {
             variableValues: { id: token.id, method: 'balanceOf', args: [dev.walletAddress] },
             contextValue: {
               requestId: 'bench',
-              credentials: { apiKey },
+              clientIp: '127.0.0.1',
+              session: new Session({ apiKey }, '127.0.0.1', auth, keys),
               logger,
-            },
+            } satisfies RequestContext,
           });
           if (result.errors) throw result.errors[0];
         },
