@@ -54,6 +54,27 @@ describe('response hygiene', () => {
     }
   });
 
+  it('gives a request without Origin the same headers as helmet and cors write on each request', async () => {
+    const hygieneOf = (res: Response) =>
+      [...res.headers.entries()].filter(([k]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(k));
+    for (const origins of [undefined, ['https://app.example.org']]) {
+      const { server, url } = await serve(origins);
+      try {
+        // An Origin the list does not hold makes both middleware run; without one, the replay serves.
+        const [first, second] = [await fetch(`${url}/x`), await fetch(`${url}/x`)];
+        const viaMiddleware = await fetch(`${url}/x`, { headers: { origin: 'https://other.example' } });
+        expect(hygieneOf(first)).toEqual(hygieneOf(second));
+        const expected = hygieneOf(viaMiddleware).filter(([k]) => k !== 'access-control-allow-origin' || !origins);
+        expect(hygieneOf(first)).toEqual(expected);
+        expect(first.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(first.headers.get('access-control-allow-origin')).toBe(origins ? null : '*');
+        expect(first.headers.get('vary')).toBe(origins ? 'Origin' : null);
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   it('compares the metrics token in full', () => {
     const req = (authorization?: string) => ({ headers: { authorization } }) as http.IncomingMessage;
     expect(hasMetricsToken(req('Bearer s3cret-token'), 's3cret-token')).toBe(true);
