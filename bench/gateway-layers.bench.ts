@@ -86,7 +86,6 @@ async function main(): Promise<void> {
             variableValues: { id: token.id, method: 'balanceOf', args: [dev.walletAddress] },
             contextValue: {
               requestId: 'bench',
-              clientIp: '127.0.0.1',
               session: new Session({ apiKey }, '127.0.0.1', auth, keys),
               logger,
             } satisfies RequestContext,

@@ -7,9 +7,7 @@ import type { Session } from './session';
  */
 export interface RequestContext {
   requestId: string;
-  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
-  clientIp: string;
-  /** Who is calling (the credentials as presented, checked when a service asks). */
+  /** Who is calling, from which address, with which credentials (checked when a service asks). */
   session: Session;
   /** `Idempotency-Key` header of the request, for gateway invokes. */
   idempotencyKey?: string;

@@ -19,6 +19,7 @@ export class Session {
 
   constructor(
     readonly credentials: Credentials,
+    /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
     readonly clientIp: string,
     private readonly authority: Authority,
     private readonly apiKeys: ApiKeyAuthenticator,

@@ -4,11 +4,9 @@ import { createPubSub, type PubSubEventTarget } from '@graphql-yoga/subscription
 /** A block as pushed to subscribers: the explorer's BlockSummary view (typed by the explorer). */
 export type LiveBlock = object;
 
-/** Topics published on an app's event bus, with their payloads. */
+/** Topics published on an app's event bus, with their payloads (live blocks have their own feed). */
 export type Topics = {
   SERVER_TIME: [{ now: Date }];
-  /** New blocks, by `<explorer instance>:<network>` (ExplorerService.liveTopic). */
-  LIVE_BLOCKS: [string, LiveBlock];
 };
 
 /** The in-process event bus of one app: what its subscriptions are fed from. */

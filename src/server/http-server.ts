@@ -186,11 +186,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     res.end(text);
     req.resume();
   };
-  /** The developer a request is charged to, if any (Authority.chargeableDeveloper). */
-  const developerOf = (req: http.IncomingMessage): string | undefined =>
-    opts.chargeableDeveloper(credentialsFromHttpHeaders(req.headers));
-  /** Requests already charged to a developer at the edge (read back by `contextFor`). */
-  const chargedAtEdge = new WeakMap<http.IncomingMessage, string>();
+  /** Each request's credentials, read from its headers once (the edge and every face share them). */
+  const credentialsAt = new WeakMap<http.IncomingMessage, Credentials>();
+  const credentialsOf = (req: http.IncomingMessage): Credentials => {
+    let credentials = credentialsAt.get(req);
+    if (!credentials) {
+      credentials = credentialsFromHttpHeaders(req.headers);
+      credentialsAt.set(req, credentials);
+    }
+    return credentials;
+  };
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -198,13 +203,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     begin(req, res, path);
     hygiene(req, res, () => {
       if (OPS_PATHS.has(path)) return dispatch(req, res);
-      const developerId = developerOf(req);
+      const credentials = credentialsOf(req);
+      // The developer a request is charged to, if any (Authority.chargeableDeveloper).
+      const developerId = opts.chargeableDeveloper(credentials);
       const [limit, key] =
         developerId !== undefined ? [limits.developer, developerId] : [limits.public, clientAddress(req)];
       if (!limit.enabled) return dispatch(req, res);
       limit.consume(key).then(
         () => {
-          if (developerId !== undefined) chargedAtEdge.set(req, developerId);
+          credentials.chargedTo = developerId;
           dispatch(req, res);
         },
         (error: unknown) => refuse(req, res, path, error),
@@ -223,7 +230,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
     constructor(
       readonly requestId: string,
-      readonly clientIp: string,
+      clientIp: string,
       credentials: Credentials,
       idempotencyKey: unknown,
     ) {
@@ -238,12 +245,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
   }
   const contextFor = (requestId: string, req: http.IncomingMessage): RequestContext =>
-    new Context(
-      requestId,
-      clientAddress(req),
-      { ...credentialsFromHttpHeaders(req.headers), chargedTo: chargedAtEdge.get(req) },
-      req.headers['idempotency-key'],
-    );
+    new Context(requestId, clientAddress(req), credentialsOf(req), req.headers['idempotency-key']);
 
   const tooLarge: PublicError = {
     status: 413,

@@ -20,7 +20,7 @@ export class LoginRateLimit implements MiddlewareInterface<RequestContext> {
   constructor(private readonly limit: RequestLimit) {}
 
   async use({ context }: ResolverData<RequestContext>, next: NextFn): Promise<unknown> {
-    await this.limit.consume(context.clientIp);
+    await this.limit.consume(context.session.clientIp);
     return next();
   }
 }
