@@ -36,4 +36,31 @@ describe('migrations', () => {
       await db.drop();
     }
   });
+
+  it('adds the receipt index to an existing chain_transactions table, keeping its rows', async () => {
+    const db = await createTestDatabase();
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, -1) });
+    await before.initialize();
+    try {
+      await runMigrations(before);
+      await before.query(
+        `INSERT INTO chain_transactions (network, from_address, nonce, tx_hash, raw_tx, kind, status, block_number)
+         VALUES ('testnet', '0xabc', 0, '0x01', '0x', 'faucet', 'success', 7)`,
+      );
+    } finally {
+      await before.destroy();
+    }
+    const after = createDataSource(db.url);
+    await after.initialize();
+    try {
+      expect(await runMigrations(after)).toEqual(['TransactionIndex1764000000000']);
+      expect(await after.query(`SELECT tx_hash, block_number::int AS block, tx_index FROM chain_transactions`)).toEqual(
+        [{ tx_hash: '0x01', block: 7, tx_index: null }],
+      );
+    } finally {
+      await after.destroy();
+      await db.drop();
+    }
+  });
 });
