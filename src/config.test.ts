@@ -11,6 +11,7 @@ describe('loadConfig', () => {
     const a = loadConfig({ DATA_DIR: dir });
     expect(a).toMatchObject({ env: 'development', port: 4000, apiKeyRateLimit: 100, rpcUrls: {}, adminSubjects: [] });
     expect(a.databaseUrl).toBeUndefined();
+    expect(a.databasePoolSize).toBe(20);
     expect(a.walletEncryptionKey).toHaveLength(32);
     expect(a.publicBaseUrl).toBe('http://localhost:4000');
     const b = loadConfig({ DATA_DIR: dir });
@@ -50,6 +51,7 @@ describe('loadConfig', () => {
       DEV_BASE_URL: 'https://dev.example.org',
       DATA_DIR: dataDir(),
       API_KEY_RATE_LIMIT: '0',
+      DATABASE_POOL_SIZE: '8',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -59,8 +61,14 @@ describe('loadConfig', () => {
       publicBaseUrl: 'https://api.example.org',
       devBaseUrl: 'https://dev.example.org',
       apiKeyRateLimit: 0,
+      databasePoolSize: 8,
     });
     expect(c.walletEncryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  it('refuses a database pool too small to serve a request and its background work', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: '1' })).toThrow(/DATABASE_POOL_SIZE/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE/);
   });
 
   it('reports every problem at once, without echoing secret values', () => {

@@ -34,6 +34,8 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: url(['postgres', 'postgresql']),
+  /** Connections of this instance's database pool (LISTEN and lock connections come on top). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
   TESTNET_RPC_URL: url(['http', 'https']),
   MAINNET_RPC_URL: url(['http', 'https']),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
@@ -88,6 +90,8 @@ export interface AppConfig {
   dataDir: string;
   /** Undefined: start an embedded PostgreSQL in dataDir. */
   databaseUrl?: string;
+  /** DATABASE_POOL_SIZE: connections of the pool (PostgreSQL's max_connections is shared by every instance). */
+  databasePoolSize: number;
   /** Undefined for a network: start a local anvil node for it. */
   rpcUrls: Partial<Record<Network, string>>;
   /** Per-network RPC connections and fee policy (`TESTNET_…`, `MAINNET_…`). */
@@ -189,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     rpcUrls: { testnet: e.TESTNET_RPC_URL, mainnet: e.MAINNET_RPC_URL },
     networks,
     jwtSecret: e.JWT_SECRET ?? dev!.jwtSecret,

@@ -69,7 +69,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       databaseUrl = pg.url;
       logger.info('DATABASE_URL unset: started the embedded PostgreSQL');
     }
-    const ds = createDataSource(databaseUrl);
+    const ds = createDataSource(databaseUrl, { poolSize: config.databasePoolSize });
     await ds.initialize();
     onClose('database pool', () => ds.destroy());
     const applied = await runMigrations(ds);

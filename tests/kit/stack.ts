@@ -114,6 +114,8 @@ export async function startStack(
     LOGIN_RATE_LIMIT: '100000',
     DEVELOPER_RATE_LIMIT: '100000',
     WS_CONNECTIONS_PER_IP: '10000',
+    // Parallel test workers share one PostgreSQL (max_connections 100): each stack takes a few.
+    DATABASE_POOL_SIZE: '8',
     ...besu?.env,
     ...env,
   });
