@@ -7,6 +7,7 @@ import { BlockIndex } from './block-index';
 import { ChainReader } from './chain-reader';
 import { ChainWatcher } from './chain-watcher';
 import { ExplorerIndexer } from './explorer-indexer';
+import { IndexSignal } from './index-signal';
 import type { LiveFeed } from './live-feed';
 
 export interface ExplorerConfig {
@@ -28,6 +29,8 @@ export class ExplorerRuntime {
   readonly index: BlockIndex;
   readonly watchers: Record<Network, ChainWatcher>;
   readonly indexers: Partial<Record<Network, ExplorerIndexer>> = {};
+  /** Notified when this instance's indexer commits blocks. */
+  readonly indexed = new IndexSignal();
   private readonly log: Logger;
 
   constructor(
@@ -59,6 +62,7 @@ export class ExplorerRuntime {
         logger: this.log,
         startBlock: this.config.indexerStartBlock,
         localChain: this.config.localNetworks?.includes(network) ?? false,
+        onIndexed: () => this.indexed.notify(network),
       });
       this.indexers[network] = indexer;
       indexer.start();
@@ -68,6 +72,11 @@ export class ExplorerRuntime {
   async stop(): Promise<void> {
     await Promise.all(Object.values(this.indexers).map((i) => i.stop()));
     await Promise.all(NETWORKS.map((n) => this.watchers[n].stop()));
+  }
+
+  /** Whether this instance writes the network's index now (else another instance does, and readers poll). */
+  isIndexing(network: Network): boolean {
+    return this.indexers[network]?.isLeader ?? false;
   }
 
   /** Every new block of the network, in order, from this app's watcher, which polls fast while someone listens. */
