@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
-import { ContractFactory, Interface, Wallet, getAddress, id as keccakId } from 'ethers';
+import { ContractFactory, Interface, JsonRpcProvider, Wallet, getAddress, id as keccakId } from 'ethers';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
@@ -42,6 +42,7 @@ let restrictedKey: string;
 let otherKey: string;
 let sender: Wallet;
 let nonce: number;
+let provider: JsonRpcProvider;
 
 const eventsPath = (id: string, query = '') => `/api/devportal/contracts/${id}/events${query}`;
 const list = (query: string, opts: { apiKey?: string; token?: string } = { apiKey: readKey }) =>
@@ -49,7 +50,6 @@ const list = (query: string, opts: { apiKey?: string; token?: string } = { apiKe
 
 /** Sends `calls` to the emitter at once from one funded account (many per block) and waits for the last. */
 async function send(calls: string[]): Promise<number> {
-  const provider = providerOf(stack, 'testnet');
   const { gasPrice } = await provider.getFeeData();
   const raw = await Promise.all(
     calls.map((data, i) =>
@@ -178,10 +178,12 @@ beforeAll(async () => {
   writeOnlyKey = (await newKey(api, owner, { scopes: ['write'] })).apiKey;
   restrictedKey = (await newKey(api, owner, { contractId: second.id })).apiKey;
   otherKey = (await newKey(api, other)).apiKey;
-  sender = new Wallet(ANVIL_KEYS[1]!, providerOf(stack, 'testnet'));
-  nonce = await providerOf(stack, 'testnet').getTransactionCount(sender.address, 'pending');
+  provider = providerOf(stack, 'testnet');
+  sender = new Wallet(ANVIL_KEYS[1]!, provider);
+  nonce = await provider.getTransactionCount(sender.address, 'pending');
 }, 180_000);
 afterAll(async () => {
+  provider?.destroy();
   await stack?.stop();
 });
 
@@ -245,22 +247,27 @@ describe('1,000 transactions of events', () => {
     }
   }, 120_000);
 
-  it('without fromBlock, pushes only events of blocks indexed after it subscribed, within a second', async () => {
+  it('without fromBlock, pushes only events of blocks indexed after it subscribed, within a second of indexing', async () => {
     const ws = wsClient({ authorization: `Bearer ${owner.token}` });
     try {
       const sub = subscribe(ws, { id: contract.id, event: 'Moved(uint256)' });
       await new Promise((r) => setTimeout(r, 500));
+      let arrived = 0;
+      const received = sub.until(1).then(() => (arrived = Date.now()));
       const block = await send([emitter.encodeFunctionData('move', [42])]);
-      await sub.until(1);
-      const arrived = Date.now();
-      const status = await api.get('/api/explorer/network-status?network=testnet');
-      expect(status.body.indexer.lastIndexedBlock).toBeGreaterThanOrEqual(block);
+      // When the index took the block in, as seen by polling its progress.
+      let indexedAt = 0;
+      while (indexedAt === 0) {
+        const status = await api.get('/api/explorer/network-status?network=testnet');
+        if (status.body.indexer.lastIndexedBlock >= block) indexedAt = Date.now();
+        else await new Promise((r) => setTimeout(r, 20));
+      }
+      await received;
       sub.stop();
       expect(sub.got).toHaveLength(1);
       expect(sub.got[0]).toMatchObject({ event: 'Moved', signature: 'Moved(uint256)', args: { value: '42' } });
       expect(sub.got[0].blockNumber).toBe(block);
-      // Blocks come every second and carry whole-second timestamps: within 1 s of indexing means within ~3 s of the block's second.
-      expect(arrived - sub.got[0].timestamp * 1000).toBeLessThan(3_500);
+      expect(arrived - indexedAt).toBeLessThan(1_000);
     } finally {
       await ws.dispose();
     }
@@ -342,9 +349,6 @@ describe('errors', () => {
     const tampered = Buffer.from(
       JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), block: -5 }),
     ).toString('base64url');
-    const otherList = Buffer.from(
-      JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), event: '' }),
-    ).toString('base64url');
     for (const query of [
       '?limit=0',
       '?limit=101',
@@ -357,7 +361,8 @@ describe('errors', () => {
       '?cursor=abc',
       `?cursor=${cursor.slice(0, -3)}`,
       `?event=Ping&cursor=${tampered}`,
-      `?cursor=${otherList}`,
+      // A cursor of the Ping list on the list of every event.
+      `?cursor=${cursor}`,
     ]) {
       const res = await list(query);
       expect({ query, status: res.status, code: res.body.error?.code }).toEqual({
@@ -430,9 +435,7 @@ describe('authorization', () => {
 
 describe('explorer transaction view', () => {
   it('decodes the logs of a portal contract with its ABI', async () => {
-    const hash = await sender
-      .connect(providerOf(stack, 'testnet'))
-      .sendTransaction({ to: contract.address, data: emitter.encodeFunctionData('move', [9]), nonce: nonce++ });
+    const hash = await sender.sendTransaction({ to: contract.address, data: emitter.encodeFunctionData('move', [9]), nonce: nonce++ });
     await hash.wait();
     const res = await api.get(`/api/explorer/tx/${hash.hash}?network=testnet`);
     expect(res.status).toBe(200);
@@ -454,7 +457,7 @@ describe('explorer transaction view', () => {
     const compiled = await api.post('/api/devportal/contracts/compile', { source: TOKEN_SOURCE });
     expect(compiled.status).toBe(201);
     const { abi, bytecode } = compiled.body.contracts[0];
-    const deployer = new Wallet(ANVIL_KEYS[2]!, providerOf(stack, 'testnet'));
+    const deployer = new Wallet(ANVIL_KEYS[2]!, provider);
     const token = await new ContractFactory(abi, bytecode, deployer).deploy(1_000_000n);
     await token.waitForDeployment();
     const recipient = Wallet.createRandom().address;

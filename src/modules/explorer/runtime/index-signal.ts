@@ -36,6 +36,7 @@ export class IndexSignal {
         },
       };
       const timer = setTimeout(waiter.wake, ms);
+      timer.unref();
       this.waiters.add(waiter);
       cancel?.then(waiter.wake, waiter.wake);
     });
