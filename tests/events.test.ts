@@ -7,6 +7,7 @@ import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack } from './kit/stack';
+import { Session } from '../src/auth/session';
 
 /** Emits events of every shape: indexed values, an overloaded name, a tuple and bytes. */
 const EMITTER_SOURCE = `// SPDX-License-Identifier: MIT
@@ -246,6 +247,42 @@ describe('1,000 transactions of events', () => {
       await ws.dispose();
     }
   }, 120_000);
+
+  it('replays from any fromBlock again, as a client re-subscribing after a restart does', async () => {
+    const rest = await allPages('?event=Ping', 100);
+    const from = rest.items[500].blockNumber;
+    const expected = rest.items.filter((e) => e.blockNumber >= from);
+    const ws = wsClient({ authorization: `Bearer ${owner.token}` });
+    try {
+      const sub = subscribe(ws, { id: contract.id, event: 'Ping(address,uint256,string)', from });
+      await sub.until(expected.length);
+      sub.stop();
+      expect(sub.got).toEqual(expected);
+    } finally {
+      await ws.dispose();
+    }
+  }, 60_000);
+
+  it('paces a subscriber that does not read by reading the index, not by buffering', async () => {
+    const { services } = stack.app;
+    const reads = jest.spyOn(services.explorer.runtime.index, 'contractLogs');
+    try {
+      const session = new Session({ apiKey: readKey }, '127.0.0.1', services.auth, services.keys);
+      const feed = services.events.follow({ session, contractId: contract.id, event: 'Ping', fromBlock: 0 });
+      expect((await feed.next()).value.args.n).toBe('1');
+      await new Promise((r) => setTimeout(r, 1500));
+      // One page of 100 read for the first event, nothing more while the subscriber takes nothing.
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(2);
+      for (let n = 2; n <= 250; n++) expect((await feed.next()).value.args.n).toBe(String(n));
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(4);
+      const started = Date.now();
+      await feed.return!();
+      expect(Date.now() - started).toBeLessThan(500);
+      expect((await feed.next()).done).toBe(true);
+    } finally {
+      reads.mockRestore();
+    }
+  });
 
   it('without fromBlock, pushes only events of blocks indexed after it subscribed, within a second of indexing', async () => {
     const ws = wsClient({ authorization: `Bearer ${owner.token}` });
