@@ -472,7 +472,11 @@ describe('authorization', () => {
 
 describe('explorer transaction view', () => {
   it('decodes the logs of a portal contract with its ABI', async () => {
-    const hash = await sender.sendTransaction({ to: contract.address, data: emitter.encodeFunctionData('move', [9]), nonce: nonce++ });
+    const hash = await sender.sendTransaction({
+      to: contract.address,
+      data: emitter.encodeFunctionData('move', [9]),
+      nonce: nonce++,
+    });
     await hash.wait();
     const res = await api.get(`/api/explorer/tx/${hash.hash}?network=testnet`);
     expect(res.status).toBe(200);

@@ -116,7 +116,11 @@ export function decodeEvent(event: AbiEvent, topics: readonly string[], data: st
 }
 
 /** Decodes a log with whichever of `events` its first topic names; null when none matches. */
-export function decodeLogWith(events: readonly AbiEvent[], topics: readonly string[], data: string): DecodedEvent | null {
+export function decodeLogWith(
+  events: readonly AbiEvent[],
+  topics: readonly string[],
+  data: string,
+): DecodedEvent | null {
   const topic0 = (topics[0] ?? '').toLowerCase();
   for (const event of events) {
     if (event.topic !== topic0) continue;
