@@ -8,6 +8,11 @@ import { login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack } from './kit/stack';
 import { Session } from '../src/auth/session';
+import { startApp, type App } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/logger';
+import { serviceEnv } from './kit/process';
+import path from 'node:path';
 
 /** Emits events of every shape: indexed values, an overloaded name, a tuple and bytes. */
 const EMITTER_SOURCE = `// SPDX-License-Identifier: MIT
@@ -100,9 +105,9 @@ async function allPages(query: string, limit: number): Promise<{ items: any[]; p
   return { items, pages };
 }
 
-const wsClient = (connectionParams: Record<string, unknown>): WsClient =>
+const wsClient = (connectionParams: Record<string, unknown>, url = stack.url): WsClient =>
   createClient({
-    url: stack.url.replace('http', 'ws') + '/graphql',
+    url: url.replace('http', 'ws') + '/graphql',
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     connectionParams,
@@ -304,6 +309,57 @@ describe('1,000 transactions of events', () => {
       expect(sub.got).toHaveLength(1);
       expect(sub.got[0]).toMatchObject({ event: 'Moved', signature: 'Moved(uint256)', args: { value: '42' } });
       expect(sub.got[0].blockNumber).toBe(block);
+      expect(arrived - indexedAt).toBeLessThan(1_000);
+    } finally {
+      await ws.dispose();
+    }
+  }, 60_000);
+});
+
+describe('an instance that does not index', () => {
+  let second: App;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      ...serviceEnv(
+        {
+          databaseUrl: stack.databaseUrl,
+          testnetUrl: stack.app.rpcUrls.testnet!,
+          mainnetUrl: stack.app.rpcUrls.mainnet!,
+          trustedCaFile: path.join(stack.dataDir, 'trusted-ca.pem'),
+        },
+        stack.rpcEnv,
+      ),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: stack.dataDir,
+      INDEXER_ENABLED: 'false',
+    });
+    second = await startApp(config, createLogger(config.logLevel));
+  }, 60_000);
+  afterAll(async () => {
+    await second?.close();
+  });
+
+  it('follows the index another instance writes, within a second of indexing', async () => {
+    expect(second.services.explorer.runtime.isIndexing('testnet')).toBe(false);
+    const ws = wsClient({ 'x-api-key': readKey }, second.url);
+    try {
+      const sub = subscribe(ws, { id: contract.id, event: 'Moved(uint256,address)' });
+      await new Promise((r) => setTimeout(r, 500));
+      let arrived = 0;
+      const received = sub.until(2).then(() => (arrived = Date.now()));
+      const block = await send([emitter.encodeFunctionData('move', [1]), emitter.encodeFunctionData('move', [2])]);
+      let indexedAt = 0;
+      while (indexedAt === 0) {
+        const status = await api.get('/api/explorer/network-status?network=testnet');
+        if (status.body.indexer.lastIndexedBlock >= block) indexedAt = Date.now();
+        else await new Promise((r) => setTimeout(r, 20));
+      }
+      await received;
+      sub.stop();
+      expect(sub.got.map((e) => e.args.value)).toEqual(['1', '2']);
       expect(arrived - indexedAt).toBeLessThan(1_000);
     } finally {
       await ws.dispose();

@@ -43,10 +43,6 @@ const FOLLOW_PAGE = 100;
 const MAX_INTERNAL_PAGE = 1000;
 /** Largest log index PostgreSQL's integer column holds: "after every log of the block". */
 const END_OF_BLOCK = 2_147_483_647;
-/** How long a follower waits for its instance's indexer before reading again anyway. */
-const LEADER_WAIT_MS = 2_000;
-/** How often a follower reads when another instance indexes (no signal reaches this one). */
-const POLL_MS = 400;
 
 /** A block number argument: an integer from 0 (GraphQL's Int has already refused non-integers). */
 function blockArg(field: string, value: number | null | undefined): number | null {
@@ -148,7 +144,7 @@ export class ContractEventsService {
    * index takes in), then the new ones as the index grows. A loop reads pages of the index after
    * the last event delivered and hands them over one at a time, waiting for the subscriber to take
    * each (so a slow subscriber is paced by the database, not buffered); when it has caught up it
-   * waits for this instance's indexer, or polls when another instance indexes.
+   * waits until the index takes in more blocks.
    */
   follow(request: ContractEventsSubscription): AsyncIterableIterator<ContractEventItem> {
     return new Repeater<ContractEventItem>(async (push, stop) => {
@@ -175,8 +171,7 @@ export class ContractEventsService {
           }
           if (page.last) after = page.last;
           if (page.full) continue;
-          const waitMs = runtime.isIndexing(source.network) ? LEADER_WAIT_MS : POLL_MS;
-          await runtime.indexed.wait(source.network, version, waitMs, stop);
+          await runtime.waitForIndexed(source.network, version, stop);
         }
       } catch (err) {
         if (isAppError(err)) {

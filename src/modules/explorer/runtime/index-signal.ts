@@ -15,6 +15,12 @@ export class IndexSignal {
     return this.versions[network];
   }
 
+  /** Whether anyone waits on the network now. */
+  hasWaiters(network: Network): boolean {
+    for (const w of this.waiters) if (w.network === network) return true;
+    return false;
+  }
+
   notify(network: Network): void {
     this.versions[network]++;
     for (const w of [...this.waiters]) if (w.network === network) w.wake();
