@@ -153,8 +153,17 @@ function subscribe(ws: WsClient, variables: Record<string, unknown>) {
       Promise.race([
         new Promise<void>((resolve, reject) => {
           if (got.length >= count) return resolve();
-          waiters.push({ count, resolve });
-          setTimeout(() => reject(new Error(`only ${got.length} of ${count} events within ${ms} ms`)), ms);
+          const timer = setTimeout(
+            () => reject(new Error(`only ${got.length} of ${count} events within ${ms} ms`)),
+            ms,
+          );
+          waiters.push({
+            count,
+            resolve: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          });
         }),
         failedPromise,
       ]),
