@@ -473,6 +473,16 @@ describe('errors', () => {
         code: 'VALIDATION_FAILED',
       });
     }
+    // REST words: the parameter's name, never a GraphQL variable or type.
+    for (const [query, field] of [
+      ['?fromBlock=abc', 'fromBlock'],
+      ['?toBlock=-3', 'toBlock'],
+      ['?limit=abc', 'limit'],
+    ]) {
+      const res = await list(query!);
+      expect(res.body.error.message).toContain(field);
+      expect(res.body.error.message).not.toMatch(/\$|Int\b/);
+    }
     // The cursor itself works on its own list.
     const next = await list(`?event=Ping&limit=2&cursor=${cursor}`);
     expect(next.body.items.map((e: any) => e.args.n)).toEqual(['3', '4']);
