@@ -39,6 +39,7 @@ export class ExplorerRuntime {
   private readonly polledLast: Record<Network, number> = { testnet: -1, mainnet: -1 };
   private indexPoll: NodeJS.Timeout | null = null;
   private polling = false;
+  private stopped = false;
 
   constructor(
     private readonly ds: DataSource,
@@ -77,6 +78,7 @@ export class ExplorerRuntime {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.indexPoll) clearInterval(this.indexPoll);
     this.indexPoll = null;
     await Promise.all(Object.values(this.indexers).map((i) => i.stop()));
@@ -94,7 +96,7 @@ export class ExplorerRuntime {
    * by another instance's, one poll of the index progress per network (not per waiter) sees them.
    */
   waitForIndexed(network: Network, since: number, cancel?: Promise<unknown>): Promise<void> {
-    this.indexPoll ??= setInterval(() => void this.pollIndex(), INDEX_POLL_MS).unref();
+    if (!this.stopped) this.indexPoll ??= setInterval(() => void this.pollIndex(), INDEX_POLL_MS).unref();
     return this.indexed.wait(network, since, this.isIndexing(network) ? 2_000 : 1_000, cancel);
   }
 
