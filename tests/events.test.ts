@@ -545,6 +545,25 @@ describe('authorization', () => {
   });
 });
 
+describe('a long subscription', () => {
+  it('ends with INVALID_API_KEY within seconds of its key being revoked', async () => {
+    const key = await newKey(api, owner, { scopes: ['read'] });
+    const ws = wsClient({ 'x-api-key': key.apiKey });
+    try {
+      const sub = subscribe(ws, { id: contract.id, event: 'Ping', from: 0 });
+      await sub.until(1);
+      expect((await api.del(`/api/devportal/api-keys/${key.id}`, { token: owner.token })).status).toBe(200);
+      const code = await Promise.race([
+        sub.errorCode(),
+        new Promise((r) => setTimeout(() => r('still running'), 15_000)),
+      ]);
+      expect(code).toBe('INVALID_API_KEY');
+    } finally {
+      await ws.dispose();
+    }
+  }, 30_000);
+});
+
 describe('explorer transaction view', () => {
   it('decodes the logs of a portal contract with its ABI', async () => {
     const hash = await sender.sendTransaction({

@@ -25,6 +25,11 @@ export class Session {
     private readonly apiKeys: ApiKeyAuthenticator,
   ) {}
 
+  /** A session of the same credentials that checks them again (a long subscription re-checks with it). */
+  renewed(): Session {
+    return new Session(this.credentials, this.clientIp, this.authority, this.apiKeys);
+  }
+
   /** The calling developer (a developer token); 401 UNAUTHENTICATED otherwise. */
   developer(): Promise<DeveloperEntity> {
     this.developerCheck ??= this.authority.requireDeveloper(this.credentials);

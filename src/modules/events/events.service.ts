@@ -41,6 +41,8 @@ interface EventSource {
 const FOLLOW_PAGE = 100;
 /** Largest page for internal readers (webhook delivery). */
 const MAX_INTERNAL_PAGE = 1000;
+/** How often a subscription checks its credentials again (a revoked key or a logout ends it). */
+const RECHECK_MS = 5_000;
 /** Largest log index PostgreSQL's integer column holds: "after every log of the block". */
 const END_OF_BLOCK = 2_147_483_647;
 
@@ -81,7 +83,7 @@ export class ContractEventsService {
     if (fromBlock !== null && toBlock !== null && fromBlock > toBlock) {
       throw new AppError('VALIDATION_FAILED', 'fromBlock must not be greater than toBlock', { field: 'fromBlock' });
     }
-    const source = await this.authorizedSource(session, contractId, args.event);
+    const { source } = await this.authorized(session, contractId, args.event);
     const position = decodeCursorWith(args.cursor, (p) =>
       p.list === 'events' &&
       p.contract === source.contractId &&
@@ -152,7 +154,7 @@ export class ContractEventsService {
       void stop.then(() => (stopped = true));
       try {
         const fromBlock = blockArg('fromBlock', request.fromBlock);
-        const source = await this.authorizedSource(request.session, request.contractId, request.event);
+        const { source, contract } = await this.authorized(request.session, request.contractId, request.event);
         const { runtime } = this.explorer;
         let after: LogPosition | null;
         if (fromBlock !== null) {
@@ -161,7 +163,12 @@ export class ContractEventsService {
           const state = await runtime.index.state(source.network);
           after = state ? { blockNumber: state.lastBlock, logIndex: END_OF_BLOCK } : null;
         }
+        let checkedAt = Date.now();
         while (!stopped) {
+          if (Date.now() - checkedAt >= RECHECK_MS) {
+            await request.session.renewed().readerOf(contract);
+            checkedAt = Date.now();
+          }
           // Read before the page: a batch committed while the page is read wakes the wait below at once.
           const version = runtime.indexed.version(source.network);
           const page = await this.read(source, after, null, FOLLOW_PAGE);
@@ -192,11 +199,11 @@ export class ContractEventsService {
   }
 
   /** Checks the caller (401 before 404), the contract, the caller's right to read it, its deployment and the event. */
-  private async authorizedSource(
+  private async authorized(
     session: Session,
     contractId: string,
     event: string | null | undefined,
-  ): Promise<EventSource> {
+  ): Promise<{ source: EventSource; contract: ContractEntity }> {
     await session.contractReader();
     const contract = await this.contracts.require(contractId);
     await session.readerOf(contract);
@@ -205,7 +212,7 @@ export class ContractEventsService {
         status: contract.status,
       });
     }
-    return this.sourceOf(contract, event ?? null);
+    return { source: this.sourceOf(contract, event ?? null), contract };
   }
 
   private sourceOf(contract: ContractEntity, event: string | null): EventSource {
