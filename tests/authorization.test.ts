@@ -30,6 +30,7 @@ const OTHER: Record<string, { status: number; code: string }> = {
   'Query.analytics': { status: 403, code: 'FORBIDDEN' },
   'Mutation.queryContract': { status: 403, code: 'FORBIDDEN' },
   'Mutation.invokeContract': { status: 403, code: 'FORBIDDEN' },
+  'Query.contractEvents': { status: 403, code: 'FORBIDDEN' },
 };
 
 let stack: Stack;
@@ -114,6 +115,11 @@ describe('authorization matrix', () => {
   const jwtRoutes = REST_ROUTES.filter((r) => r.auth === 'dev-jwt');
   const keyRoutes = REST_ROUTES.filter((r) => r.auth === 'api-key');
   const publicRoutes = REST_ROUTES.filter((r) => r.auth === 'public');
+  const eitherRoutes = REST_ROUTES.filter((r) => r.auth === 'dev-jwt-or-api-key');
+
+  it('covers every kind of route', () => {
+    expect(jwtRoutes.length + keyRoutes.length + publicRoutes.length + eitherRoutes.length).toBe(REST_ROUTES.length);
+  });
 
   it.each(jwtRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: refuses every wrong credential',
@@ -161,6 +167,33 @@ describe('authorization matrix', () => {
       }
       const ok = await call(route, { 'x-api-key': ownerKey.apiKey });
       expect(ok.status).toBe(201);
+    },
+  );
+
+  it.each(eitherRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: takes the owner’s token or a key with the scope, refuses every wrong credential',
+    async (_name, route) => {
+      const cells: Array<[string, Record<string, string>, number, string]> = [
+        ['nothing', {}, 401, 'UNAUTHENTICATED'],
+        ['a malformed token', { authorization: 'Bearer not.a.jwt' }, 401, 'UNAUTHENTICATED'],
+        ['a non-Bearer header', { authorization: 'Token abc' }, 401, 'UNAUTHENTICATED'],
+        ['an expired token', { authorization: `Bearer ${expired()}` }, 401, 'UNAUTHENTICATED'],
+        ['a malformed key', { 'x-api-key': 'svc_short' }, 401, 'INVALID_API_KEY'],
+        ['an unknown key', { 'x-api-key': `svc_${'x'.repeat(43)}` }, 401, 'INVALID_API_KEY'],
+        ['a revoked key', { 'x-api-key': revokedKey }, 401, 'INVALID_API_KEY'],
+        ['another developer’s token', { authorization: `Bearer ${other.token}` }, 403, 'FORBIDDEN'],
+        ['a key of another developer', { 'x-api-key': otherKey }, 403, 'FORBIDDEN'],
+        ['a key restricted to another contract', { 'x-api-key': restrictedKey }, 403, 'KEY_NOT_FOR_CONTRACT'],
+        ['a key without the scope', { 'x-api-key': writeOnlyKey }, 403, 'INSUFFICIENT_SCOPE'],
+      ];
+      for (const [label, headers, status, code] of cells) {
+        const res = await call(route, headers);
+        expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
+      }
+      const ok = 200;
+      expect((await call(route, { authorization: `Bearer ${owner.token}` })).status).toBe(ok);
+      expect((await call(route, { 'x-api-key': ownerKey.apiKey })).status).toBe(ok);
+      expect((await call(route, { authorization: `Bearer ${readOnlyKey}` })).status).toBe(ok);
     },
   );
 

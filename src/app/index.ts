@@ -25,6 +25,7 @@ import { startHttpServer, type ReadinessReport } from '../server/http-server';
 import { Metrics } from '../server/metrics';
 import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
+import type { ContractEventsSubscription } from '../modules/events';
 
 export interface App {
   url: string;
@@ -119,6 +120,8 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       container: resolverContainer({ ...services, loginLimit: services.limits.login }),
       pubSub: schemaPubSub(services.bus, {
         liveBlocks: (network) => services.explorer.blocks.subscribeLiveBlocks(network as NetworkName | null),
+        // The field's topicId builds this request from its arguments and the operation's session.
+        contractEvents: (request) => services.events.follow(request as ContractEventsSubscription),
       }),
     });
     // One clock per app feeds every serverTime subscriber.

@@ -8,6 +8,7 @@ import { Authority } from '../auth/authority';
 import { CrlStore } from '../modules/accounts/eds/crl-store';
 import type { TrustStore } from '../modules/accounts/eds/trust-store';
 import { ExplorerService, LiveFeed } from '../modules/explorer';
+import { ContractEventsService } from '../modules/events';
 import { SolidityCompiler } from '../modules/contracts/compiler/compiler';
 import { ContractService } from '../modules/contracts/contracts.service';
 import { AnalyticsService } from '../modules/analytics/analytics.service';
@@ -31,6 +32,7 @@ export interface Services {
   wallets: WalletService;
   chains: ChainRegistry;
   explorer: ExplorerService;
+  events: ContractEventsService;
   sender: TransactionSender;
   faucet: FaucetService;
   compiler: SolidityCompiler;
@@ -85,6 +87,7 @@ export function createServices(deps: {
     new LiveFeed(),
     deps.logger,
   );
+  const events = new ContractEventsService(contracts, explorer, deps.logger);
   const revocations: RevocationChannel = new RevocationChannel(
     deps.databaseUrl,
     deps.logger,
@@ -135,6 +138,7 @@ export function createServices(deps: {
     compiler,
     contracts,
     explorer,
+    events,
     revocations,
     keys,
     usage,

@@ -100,6 +100,13 @@ export class Authority {
     return caller;
   }
 
+  /** Only the owner of a contract may read what belongs to it with a developer token. */
+  requireContractOwner(caller: DeveloperEntity, contract: { ownerId: string }): void {
+    if (caller.id !== contract.ownerId) {
+      throw new AppError('FORBIDDEN', 'Only the owner of the contract may read it');
+    }
+  }
+
   /** An API key may call a contract of its own developer, within its contract restriction and scopes. */
   requireKeyAccess(principal: ApiKeyPrincipal, contract: { id: string; ownerId: string }, scope: ApiKeyScope): void {
     if (contract.ownerId !== principal.developerId) {

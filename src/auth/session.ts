@@ -1,6 +1,6 @@
 import type { DeveloperEntity } from '../modules/accounts/developer.entity';
 import type { ApiKeyPrincipal, ApiKeyScope, Authority } from './authority';
-import type { Credentials } from './credentials';
+import { apiKeyOf, type Credentials } from './credentials';
 
 /** Finds the principal of a presented API key (the keys module, with its cache and revocations). */
 export interface ApiKeyAuthenticator {
@@ -24,6 +24,11 @@ export class Session {
     private readonly authority: Authority,
     private readonly apiKeys: ApiKeyAuthenticator,
   ) {}
+
+  /** A session of the same credentials that checks them again (a long subscription re-checks with it). */
+  renewed(): Session {
+    return new Session(this.credentials, this.clientIp, this.authority, this.apiKeys);
+  }
 
   /** The calling developer (a developer token); 401 UNAUTHENTICATED otherwise. */
   developer(): Promise<DeveloperEntity> {
@@ -55,7 +60,27 @@ export class Session {
     this.authority.requireKeyAccess(principal, contract, scope);
     return principal;
   }
+
+  /**
+   * The caller as a reader of contract data, before the contract is known: the API key when one is
+   * presented (401 INVALID_API_KEY when it is not valid), else the developer token (401 UNAUTHENTICATED).
+   */
+  async contractReader(): Promise<ContractReader> {
+    if (apiKeyOf(this.credentials) !== undefined) return { apiKey: await this.apiKey() };
+    return { developer: await this.developer() };
+  }
+
+  /** The caller, allowed to read `contract`: its owner's token, or a key with `read` allowed on it (403 otherwise). */
+  async readerOf(contract: { id: string; ownerId: string }): Promise<ContractReader> {
+    const reader = await this.contractReader();
+    if ('apiKey' in reader) this.authority.requireKeyAccess(reader.apiKey, contract, 'read');
+    else this.authority.requireContractOwner(reader.developer, contract);
+    return reader;
+  }
 }
+
+/** Who reads a contract's data: its owner with a developer token, or an API key allowed on it. */
+export type ContractReader = { developer: DeveloperEntity } | { apiKey: ApiKeyPrincipal };
 
 /** Makes the session of a request (the composition root binds it to the app's Authority and keys). */
 export type SessionFactory = (credentials: Credentials, clientIp: string) => Session;

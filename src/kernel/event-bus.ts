@@ -23,4 +23,6 @@ export function createEventBus(): EventBus {
 export const FEEDS = {
   /** `liveBlocks(network)`: the explorer's bounded, gap-free feed of one network. */
   liveBlocks: 'FEED_LIVE_BLOCKS',
+  /** `contractEvents(contractId, event, fromBlock)`: a feed read from the explorer index, per subscriber. */
+  contractEvents: 'FEED_CONTRACT_EVENTS',
 } as const;

@@ -11,6 +11,7 @@ import type { ProjectService } from '../modules/projects/projects.service';
 import type { WalletService } from '../modules/wallets/wallets.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
+import { ContractEventsResolver, type ContractEventsService } from '../modules/events';
 import { EXPLORER_RESOLVERS, explorerResolverInstances, type ExplorerService } from '../modules/explorer';
 import { FaucetResolver } from '../modules/faucet/faucet.resolver';
 import { GatewayResolver } from '../modules/gateway/gateway.resolver';
@@ -32,6 +33,7 @@ export const RESOLVERS = [
   ContractsResolver,
   KeysResolver,
   AnalyticsResolver,
+  ContractEventsResolver,
   ...EXPLORER_RESOLVERS,
 ] as const;
 
@@ -40,6 +42,7 @@ export interface ResolverServices {
   accounts: AccountService;
   analytics: AnalyticsService;
   contracts: ContractService;
+  events: ContractEventsService;
   explorer: ExplorerService;
   faucet: FaucetService;
   gateway: GatewayService;
@@ -62,6 +65,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [ContractsResolver, new ContractsResolver(s.contracts)],
     [KeysResolver, new KeysResolver(s.keys)],
     [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
+    [ContractEventsResolver, new ContractEventsResolver(s.events)],
     ...explorerResolverInstances(s.explorer),
   ]);
   return {

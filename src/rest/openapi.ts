@@ -70,6 +70,8 @@ const SECURITY: Record<RestRoute['auth'], Array<Record<string, string[]>>> = {
   public: [],
   'dev-jwt': [{ BearerAuth: [] }],
   'api-key': [{ ApiKeyAuth: [] }],
+  // Either one: OpenAPI lists alternatives as separate requirement objects.
+  'dev-jwt-or-api-key': [{ BearerAuth: [] }, { ApiKeyAuth: [] }],
 };
 
 /**
@@ -91,6 +93,7 @@ const EXTRA_STATUSES: Record<string, number[]> = {
   revokeApiKey: [409],
   queryContract: [409, 422, 429, 502],
   invokeContract: [409, 422, 429, 502],
+  contractEvents: [409],
 };
 
 /** Error statuses a route can answer, for its documented responses. */

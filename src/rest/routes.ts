@@ -1,5 +1,5 @@
 /** Who may call a route, as enforced by the service (API.md refines SPEC.md's "undeclared"). */
-export type RouteAuth = 'public' | 'dev-jwt' | 'api-key';
+export type RouteAuth = 'public' | 'dev-jwt' | 'api-key' | 'dev-jwt-or-api-key';
 
 export type RestArea = 'devportal' | 'explorer';
 
@@ -233,6 +233,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     // API.md §7: revertReason only on a reverted transaction.
     omitWhenNull: ['revertReason'],
     summary: 'Send a transaction to a contract function; scope write',
+  },
+  // Contract events
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/contracts/{id}/events',
+    field: 'Query.contractEvents',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'Decoded events of a contract, oldest first (owner’s token, or an API key with scope read)',
   },
   // Analytics
   {

@@ -2,3 +2,4 @@ export { findMethod, listMethods, methodKey, type AbiMethod } from './abi-method
 export { encodeArgs } from './abi-args';
 export { decodeResult, toJsonValue } from './abi-result';
 export { CallCodec } from './call-codec';
+export { decodeEvent, decodeLogWith, findEvent, listEvents, type AbiEvent, type DecodedEvent } from './abi-event';

@@ -72,7 +72,13 @@ export function transactionFromStored(stored: StoredTransaction, logs: StoredLog
     gasUsed: stored.gasUsed,
     status: statusOf(stored.status),
     input: stored.input,
-    logs: logs.map((l) => ({ address: checksum(l.address), topics: l.topics, data: l.data, logIndex: l.logIndex })),
+    logs: logs.map((l) => ({
+      address: checksum(l.address),
+      topics: l.topics,
+      data: l.data,
+      logIndex: l.logIndex,
+      decoded: null,
+    })),
     method: null,
   };
 }
@@ -113,6 +119,7 @@ export function transactionFromRpc(
       topics: l.topics.map((t) => t.toLowerCase()),
       data: l.data,
       logIndex: hexToNumber(l.logIndex),
+      decoded: null,
     })),
     method: null,
   };

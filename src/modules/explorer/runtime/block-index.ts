@@ -54,6 +54,23 @@ export interface StoredLog {
   logIndex: number;
 }
 
+/** A log of a contract with its block's hash and time (contract events). */
+export interface StoredContractLog {
+  blockNumber: number;
+  logIndex: number;
+  blockHash: string;
+  timestamp: number;
+  transactionHash: string;
+  topics: string[];
+  data: string;
+}
+
+/** A position in a network's logs: (block number, log index). */
+export interface LogPosition {
+  blockNumber: number;
+  logIndex: number;
+}
+
 type Row = Record<string, unknown>;
 
 const BLOCK_COLUMNS = `number, hash, parent_hash, timestamp, miner, transaction_count, gas_used, gas_limit, extra_data`;
@@ -380,6 +397,39 @@ export class BlockIndex {
       topics: r.topics as string[],
       data: r.data as string,
       logIndex: Number(r.log_index),
+    }));
+  }
+
+  /**
+   * Logs of the contract at `address` (lowercase) whose first topic is one of `topics`, after
+   * `after` and up to block `toBlock`, oldest first: one walk of explorer_logs_address_idx.
+   */
+  async contractLogs(
+    network: Network,
+    address: string,
+    topics: string[],
+    after: LogPosition | null,
+    toBlock: number | null,
+    limit: number,
+  ): Promise<StoredContractLog[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT l.block_number, l.log_index, l.transaction_hash, l.topics, l.data, b.hash AS block_hash, b.timestamp
+       FROM explorer_logs l
+       JOIN explorer_blocks b ON b.network = l.network AND b.number = l.block_number
+       WHERE l.network = $1 AND l.address = $2 AND (l.block_number, l.log_index) > ($3::bigint, $4::int)
+         AND ($5::bigint IS NULL OR l.block_number <= $5::bigint) AND l.topics[1] = ANY($6::text[])
+       ORDER BY l.block_number, l.log_index
+       LIMIT $7`,
+      [network, address.toLowerCase(), after?.blockNumber ?? -1, after?.logIndex ?? -1, toBlock, topics, limit],
+    );
+    return rows.map((r) => ({
+      blockNumber: Number(r.block_number),
+      logIndex: Number(r.log_index),
+      blockHash: r.block_hash as string,
+      timestamp: Number(r.timestamp),
+      transactionHash: r.transaction_hash as string,
+      topics: r.topics as string[],
+      data: r.data as string,
     }));
   }
 

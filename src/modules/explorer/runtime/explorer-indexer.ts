@@ -26,6 +26,8 @@ export interface ExplorerIndexerOptions {
    * unclean stop lost its last seconds, or its state was deleted), the index follows it instead of halting.
    */
   localChain?: boolean;
+  /** Called after each batch of blocks is committed (followers of the index wait on it). */
+  onIndexed?: () => void;
 }
 
 /** First key of the indexer's advisory locks (the second is the chain id); the migration lock is 7991001. */
@@ -256,6 +258,7 @@ export class ExplorerIndexer {
         return;
       }
       written += blocks.length;
+      this.o.onIndexed?.();
       if (big && Date.now() - lastReport >= PROGRESS_LOG_MS) {
         lastReport = Date.now();
         const rate = Math.round((written * 1000) / (Date.now() - started));

@@ -1,8 +1,9 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { Network } from '../../../config';
 
 /** An event log of an indexed block. */
 @Entity('explorer_logs')
+@Index('explorer_logs_address_idx', ['network', 'address', 'blockNumber', 'logIndex'])
 export class ExplorerLogEntity {
   @PrimaryColumn({ type: 'text' })
   network!: Network;

@@ -7,7 +7,11 @@ import { BlockIndex } from './block-index';
 import { ChainReader } from './chain-reader';
 import { ChainWatcher } from './chain-watcher';
 import { ExplorerIndexer } from './explorer-indexer';
+import { IndexSignal } from './index-signal';
 import type { LiveFeed } from './live-feed';
+
+/** How often an instance that does not index reads the index progress, while someone waits on it. */
+const INDEX_POLL_MS = 300;
 
 export interface ExplorerConfig {
   /** Whether this instance may index (INDEXER_ENABLED); it indexes a network only while it holds its lock. */
@@ -28,7 +32,14 @@ export class ExplorerRuntime {
   readonly index: BlockIndex;
   readonly watchers: Record<Network, ChainWatcher>;
   readonly indexers: Partial<Record<Network, ExplorerIndexer>> = {};
+  /** Notified when this instance's indexer commits blocks. */
+  readonly indexed = new IndexSignal();
   private readonly log: Logger;
+  /** Last block of each network's index as the poll below last saw it. */
+  private readonly polledLast: Record<Network, number> = { testnet: -1, mainnet: -1 };
+  private indexPoll: NodeJS.Timeout | null = null;
+  private polling = false;
+  private stopped = false;
 
   constructor(
     private readonly ds: DataSource,
@@ -59,6 +70,7 @@ export class ExplorerRuntime {
         logger: this.log,
         startBlock: this.config.indexerStartBlock,
         localChain: this.config.localNetworks?.includes(network) ?? false,
+        onIndexed: () => this.indexed.notify(network),
       });
       this.indexers[network] = indexer;
       indexer.start();
@@ -66,8 +78,44 @@ export class ExplorerRuntime {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.indexPoll) clearInterval(this.indexPoll);
+    this.indexPoll = null;
     await Promise.all(Object.values(this.indexers).map((i) => i.stop()));
     await Promise.all(NETWORKS.map((n) => this.watchers[n].stop()));
+  }
+
+  /** Whether this instance writes the network's index now (else another instance does, and readers poll). */
+  isIndexing(network: Network): boolean {
+    return this.indexers[network]?.isLeader ?? false;
+  }
+
+  /**
+   * Resolves once blocks were indexed after the signal's `since` version (or after a while anyway,
+   * or when `cancel` settles). Committed by this instance's indexer, they are signalled at once;
+   * by another instance's, one poll of the index progress per network (not per waiter) sees them.
+   */
+  waitForIndexed(network: Network, since: number, cancel?: Promise<unknown>): Promise<void> {
+    if (!this.stopped) this.indexPoll ??= setInterval(() => void this.pollIndex(), INDEX_POLL_MS).unref();
+    return this.indexed.wait(network, since, this.isIndexing(network) ? 2_000 : 1_000, cancel);
+  }
+
+  private async pollIndex(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      for (const network of NETWORKS) {
+        if (this.isIndexing(network) || !this.indexed.hasWaiters(network)) continue;
+        const last = (await this.index.state(network))?.lastBlock ?? -1;
+        if (last === this.polledLast[network]) continue;
+        this.polledLast[network] = last;
+        this.indexed.notify(network);
+      }
+    } catch {
+      // The database is away: waiters time out and read again, and report it if it lasts.
+    } finally {
+      this.polling = false;
+    }
   }
 
   /** Every new block of the network, in order, from this app's watcher, which polls fast while someone listens. */

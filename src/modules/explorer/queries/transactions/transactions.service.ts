@@ -4,6 +4,7 @@ import { transactionFromRpc, transactionFromStored } from '../../explorer-views'
 import { hexToNumber } from '../../runtime/chain-reader';
 import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
 import { explorerNetwork, parseHash } from '../explorer-input';
+import { decodeLog } from '../portal-contracts/log-decoder';
 import { decodeCall } from '../portal-contracts/method-decoder';
 import type { PortalContracts } from '../portal-contracts/portal-contracts';
 import type { Transaction, TransactionLookup } from './transactions.types';
@@ -28,9 +29,13 @@ export class TransactionsService {
       if (!fromNode) return { found: false, transaction: null };
       tx = fromNode;
     }
-    if (tx.to) {
-      const contract = (await this.portal.at(network, [tx.to])).get(tx.to.toLowerCase());
-      if (contract) tx.method = decodeCall(contract.abi, tx.input);
+    // One lookup for the called contract and every contract that logged.
+    const addresses = [...new Set([...(tx.to ? [tx.to] : []), ...tx.logs.map((l) => l.address)])];
+    const portal = await this.portal.at(network, addresses);
+    const called = tx.to ? portal.get(tx.to.toLowerCase()) : undefined;
+    if (called) tx.method = decodeCall(called.abi, tx.input);
+    for (const log of tx.logs) {
+      log.decoded = decodeLog(portal.get(log.address.toLowerCase())?.abi ?? null, log.topics, log.data);
     }
     return { found: true, transaction: tx };
   }

@@ -1,4 +1,4 @@
-import { GraphQLJSON, GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 
 /** Outcome of a transaction. */
@@ -17,6 +17,22 @@ registerEnumType(TransactionStatus, {
   },
 });
 
+@ObjectType({ description: 'An event log decoded with an ABI.' })
+export class DecodedLog {
+  @Field({ description: 'Event name, e.g. `Transfer`.' })
+  name!: string;
+
+  @Field({ description: 'Event signature, e.g. `Transfer(address,address,uint256)`.' })
+  signature!: string;
+
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'Arguments keyed by parameter name (by position when unnamed): integers as decimal strings, addresses EIP-55, ' +
+      'bytes as hex, tuples as objects; an indexed string, bytes, array or tuple is its keccak256 topic.',
+  })
+  args!: Record<string, unknown>;
+}
+
 @ObjectType({ description: 'An event log emitted by a transaction.' })
 export class TransactionLog {
   @Field({ description: 'Contract that emitted the log (EIP-55).' })
@@ -30,6 +46,14 @@ export class TransactionLog {
 
   @Field(() => GraphQLSafeInt, { description: 'Position of the log in its block.' })
   logIndex!: number;
+
+  @Field(() => DecodedLog, {
+    nullable: true,
+    description:
+      'The event, decoded with the ABI of the portal contract at `address`, else when it is a standard ERC-20, ' +
+      'ERC-721 or ERC-1155 Transfer/Approval event; null when unknown.',
+  })
+  decoded!: DecodedLog | null;
 }
 
 @ObjectType({ description: 'One decoded argument of a method call.' })

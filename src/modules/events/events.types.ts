@@ -1,0 +1,58 @@
+import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
+import { Field, ObjectType } from 'type-graphql';
+
+/** One decoded event of a contract, as listed, pushed to subscribers and delivered to webhooks. */
+export interface ContractEventItem {
+  event: string;
+  signature: string;
+  args: Record<string, unknown>;
+  address: string;
+  blockNumber: number;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: number;
+  timestamp: number;
+}
+
+@ObjectType({ description: 'An event a contract emitted, decoded with its ABI.' })
+export class ContractEvent implements ContractEventItem {
+  @Field({ description: 'Event name, e.g. `Transfer`.' })
+  event!: string;
+
+  @Field({ description: 'Event signature, e.g. `Transfer(address,address,uint256)`.' })
+  signature!: string;
+
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'Arguments keyed by the ABI parameter names (by position when unnamed): integers as decimal strings, ' +
+      'addresses EIP-55, bytes as hex, tuples as objects; an indexed string, bytes, array or tuple is its keccak256 topic.',
+  })
+  args!: Record<string, unknown>;
+
+  @Field({ description: 'Contract that emitted the event (EIP-55).' })
+  address!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Block number.' })
+  blockNumber!: number;
+
+  @Field({ description: 'Block hash (0x hex).' })
+  blockHash!: string;
+
+  @Field({ description: 'Hash of the transaction that emitted the event (0x hex).' })
+  transactionHash!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Position of the log in its block.' })
+  logIndex!: number;
+
+  @Field(() => GraphQLSafeInt, { description: 'Block time, unix seconds.' })
+  timestamp!: number;
+}
+
+@ObjectType({ description: 'A page of contract events, oldest first.' })
+export class ContractEventPage {
+  @Field(() => [ContractEvent], { description: 'Events ordered by (blockNumber, logIndex).' })
+  items!: ContractEvent[];
+
+  @Field(() => String, { nullable: true, description: 'Cursor of the next page; null at the end.' })
+  nextCursor!: string | null;
+}
