@@ -1,6 +1,6 @@
 import type { DeveloperEntity } from '../modules/accounts/developer.entity';
 import type { ApiKeyPrincipal, ApiKeyScope, Authority } from './authority';
-import type { Credentials } from './credentials';
+import { apiKeyOf, type Credentials } from './credentials';
 
 /** Finds the principal of a presented API key (the keys module, with its cache and revocations). */
 export interface ApiKeyAuthenticator {
@@ -47,6 +47,23 @@ export class Session {
   apiKey(): Promise<ApiKeyPrincipal> {
     this.apiKeyCheck ??= this.apiKeys.authenticate(this.credentials);
     return this.apiKeyCheck;
+  }
+
+  /**
+   * The caller of a route open to a developer token or an API key: the key when one is presented
+   * (401 INVALID_API_KEY if it does not verify), else the token (401 UNAUTHENTICATED).
+   */
+  async developerOrKey(): Promise<{ developerId: string; keyId?: string }> {
+    if (apiKeyOf(this.credentials) !== undefined) {
+      const principal = await this.apiKey();
+      return { developerId: principal.developerId, keyId: principal.keyId };
+    }
+    return { developerId: (await this.developer()).id };
+  }
+
+  /** A transaction record's reader: its developer's token or the key that sent it (404 for anyone else). */
+  async transactionReader(record: { developerId: string; apiKeyId: string | null }): Promise<void> {
+    this.authority.requireTransactionReader(record, await this.developerOrKey());
   }
 
   /** The API key's principal, allowed to call `contract` with `scope` (owner, restriction, scope). */

@@ -8,6 +8,7 @@ import type { FaucetService } from '../modules/faucet/faucet.service';
 import type { GatewayService } from '../modules/gateway/gateway.service';
 import type { ApiKeyService } from '../modules/keys/keys.service';
 import type { ProjectService } from '../modules/projects/projects.service';
+import type { TransactionService } from '../modules/transactions/transactions.service';
 import type { WalletService } from '../modules/wallets/wallets.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
@@ -17,6 +18,7 @@ import { GatewayResolver } from '../modules/gateway/gateway.resolver';
 import { KeysResolver } from '../modules/keys/keys.resolver';
 import { ProjectsResolver } from '../modules/projects/projects.resolver';
 import { ServerTimeResolver } from '../modules/system/server-time.resolver';
+import { TransactionsResolver } from '../modules/transactions/transactions.resolver';
 import { WalletsResolver } from '../modules/wallets/wallets.resolver';
 
 /** Every resolver of the schema; each lives beside its domain in src/modules. */
@@ -32,6 +34,7 @@ export const RESOLVERS = [
   ContractsResolver,
   KeysResolver,
   AnalyticsResolver,
+  TransactionsResolver,
   ...EXPLORER_RESOLVERS,
 ] as const;
 
@@ -45,6 +48,7 @@ export interface ResolverServices {
   gateway: GatewayService;
   keys: ApiKeyService;
   projects: ProjectService;
+  transactions: TransactionService;
   wallets: WalletService;
   loginLimit: RequestLimit;
 }
@@ -62,6 +66,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [ContractsResolver, new ContractsResolver(s.contracts)],
     [KeysResolver, new KeysResolver(s.keys)],
     [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
+    [TransactionsResolver, new TransactionsResolver(s.transactions)],
     ...explorerResolverInstances(s.explorer),
   ]);
   return {

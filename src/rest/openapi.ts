@@ -70,6 +70,7 @@ const SECURITY: Record<RestRoute['auth'], Array<Record<string, string[]>>> = {
   public: [],
   'dev-jwt': [{ BearerAuth: [] }],
   'api-key': [{ ApiKeyAuth: [] }],
+  'dev-jwt-or-key': [{ BearerAuth: [] }, { ApiKeyAuth: [] }],
 };
 
 /**
@@ -155,9 +156,13 @@ const CLOSED_SETS: Record<string, Record<string, string[]>> = {
   RevokedApiKey: { status: ['revoked'] },
   WalletHistoryItem: {
     kind: ['faucet', 'deploy', 'invoke', 'transfer-in', 'transfer-out'],
-    status: ['pending', 'success', 'reverted'],
+    status: ['pending', 'success', 'reverted', 'failed'],
   },
-  GatewayInvokeResult: { status: ['success', 'reverted', 'pending'] },
+  GatewayInvokeResult: { status: ['success', 'reverted', 'pending', 'queued'] },
+  GatewayTransaction: {
+    kind: ['invoke', 'deploy', 'faucet'],
+    status: ['queued', 'pending', 'success', 'reverted', 'failed'],
+  },
 };
 
 /**
@@ -270,10 +275,36 @@ export function buildOpenApiDocument(opts: {
           'the same key with another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight → 409.',
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       });
+      op.parameters.push({
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description:
+          '`respond-async`: answer 202 {transactionId, status} once the checks pass, without waiting for the ' +
+          'receipt; follow it with GET /transactions/{id}.',
+        schema: { type: 'string' },
+      });
     }
     const ok = successStatus(route);
     const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
     op.responses = { [ok]: success };
+    if (op.operationId === 'invokeContract') {
+      op.responses['202'] = {
+        description: 'Accepted (Prefer: respond-async): it will be sent; its record says what became of it',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['transactionId', 'status'],
+              properties: {
+                transactionId: { type: 'string', format: 'uuid' },
+                status: { type: 'string', enum: ['queued'] },
+              },
+            },
+          },
+        },
+      };
+    }
     for (const status of errorStatuses(route)) {
       op.responses[status] = errorResponse(
         Object.entries(ERROR_STATUS)

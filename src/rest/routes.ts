@@ -1,5 +1,6 @@
 /** Who may call a route, as enforced by the service (API.md refines SPEC.md's "undeclared"). */
-export type RouteAuth = 'public' | 'dev-jwt' | 'api-key';
+/** `dev-jwt-or-key`: the developer's token, or an API key (the service decides which key may). */
+export type RouteAuth = 'public' | 'dev-jwt' | 'api-key' | 'dev-jwt-or-key';
 
 export type RestArea = 'devportal' | 'explorer';
 
@@ -233,6 +234,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     // API.md §7: revertReason only on a reverted transaction.
     omitWhenNull: ['revertReason'],
     summary: 'Send a transaction to a contract function; scope write',
+  },
+  // Transactions
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/transactions/{id}',
+    field: 'Query.gatewayTransaction',
+    auth: 'dev-jwt-or-key',
+    summary: 'A transaction record (invoke, deploy, faucet drip): its developer’s token or the API key that sent it',
   },
   // Analytics
   {

@@ -75,6 +75,16 @@ export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 /** Paths never rate limited: probes and scrapes must work while a flood is refused. */
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** `Prefer` (RFC 7240) holds the `respond-async` preference: comma-separated, each maybe with `;` parameters. */
+export function prefersAsync(header: unknown): boolean {
+  const values = Array.isArray(header) ? header : [header];
+  return values.some(
+    (v) =>
+      typeof v === 'string' &&
+      v.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async'),
+  );
+}
+
 export interface RunningHttpServer {
   server: http.Server;
   url: string;
@@ -225,6 +235,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
     readonly idempotencyKey?: string;
+    readonly respondAsync: boolean;
+    accepted?: boolean;
     readonly session: Session;
     private requestLogger?: Logger;
 
@@ -233,9 +245,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       clientIp: string,
       credentials: Credentials,
       idempotencyKey: unknown,
+      prefer?: unknown,
     ) {
       this.session = opts.sessionFor(credentials, clientIp);
       if (typeof idempotencyKey === 'string') this.idempotencyKey = idempotencyKey;
+      this.respondAsync = prefersAsync(prefer);
     }
 
     // Made when first used: most requests never log.
@@ -245,7 +259,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
   }
   const contextFor = (requestId: string, req: http.IncomingMessage): RequestContext =>
-    new Context(requestId, clientAddress(req), credentialsOf(req), req.headers['idempotency-key']);
+    new Context(
+      requestId,
+      clientAddress(req),
+      credentialsOf(req),
+      req.headers['idempotency-key'],
+      req.headers.prefer,
+    );
 
   const tooLarge: PublicError = {
     status: 413,
