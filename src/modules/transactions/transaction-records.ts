@@ -197,14 +197,22 @@ export class TransactionRecords {
 
   /**
    * Ended without being mined (refused by the node, dropped, replaced, never sent), with the reason.
-   * `onlyQueued`: only if nothing was signed for it yet (a failure before the send).
+   * `onlyQueued`: only if nothing was signed for it yet (a failure before the send). `unsent`: the
+   * node refused it, so its hash and nonce name nothing on chain (the nonce goes to the next send,
+   * maybe with the very same bytes) and are cleared.
    */
-  async failed(m: EntityManager | undefined, id: string, error: string, onlyQueued = false): Promise<boolean> {
+  async failed(
+    m: EntityManager | undefined,
+    id: string,
+    error: string,
+    opts: { onlyQueued?: boolean; unsent?: boolean } = {},
+  ): Promise<boolean> {
     return this.inTransaction(m, async (tm) => {
       const [row] = updated(
         await tm.query(
           `UPDATE transaction_records SET status = 'failed', error = $2, updated_at = now()
-            WHERE id = $1 AND status IN (${onlyQueued ? `'queued'` : `'queued', 'pending'`})
+                  ${opts.unsent ? ', tx_hash = NULL, nonce = NULL' : ''}
+            WHERE id = $1 AND status IN (${opts.onlyQueued ? `'queued'` : `'queued', 'pending'`})
             RETURNING ${COLUMNS}`,
           [id, error.slice(0, 1000)],
         ),

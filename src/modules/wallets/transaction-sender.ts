@@ -307,7 +307,7 @@ export class TransactionSender {
       // Failed before anything was signed for it (a refusal by the node has already ended it).
       if (req.recordId) {
         const reason = e instanceof AppError ? e.message : 'the transaction could not be sent';
-        await this.records.failed(undefined, req.recordId, reason, true).catch((err: unknown) => {
+        await this.records.failed(undefined, req.recordId, reason, { onlyQueued: true }).catch((err: unknown) => {
           this.logger.error({ err, recordId: req.recordId }, 'could not end a transaction record that was not sent');
         });
       }
@@ -455,7 +455,7 @@ export class TransactionSender {
         await runner.startTransaction();
         try {
           await drop(runner.manager);
-          await this.records.failed(runner.manager, req.recordId, error.message);
+          await this.records.failed(runner.manager, req.recordId, error.message, { unsent: true });
           await runner.commitTransaction();
         } catch (e) {
           await runner.rollbackTransaction();
