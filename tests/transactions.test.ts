@@ -236,10 +236,13 @@ describe('transaction records', () => {
     const rows = await sql<{ status: string; error: string }>(
       `SELECT status, error FROM transaction_records WHERE kind = 'invoke' ORDER BY created_at DESC LIMIT 1`,
     );
-    expect((await sql<{ n: number }>(`SELECT count(*)::int AS n FROM transaction_records WHERE kind = 'invoke'`))[0]!.n).toBe(
-      before[0]!.n + 1,
-    );
-    expect(rows[0]).toMatchObject({ status: 'failed', error: expect.stringContaining(BESU_ERRORS.gasPriceTooLow.message) });
+    expect(
+      (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM transaction_records WHERE kind = 'invoke'`))[0]!.n,
+    ).toBe(before[0]!.n + 1);
+    expect(rows[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining(BESU_ERRORS.gasPriceTooLow.message),
+    });
   });
 
   it('ends an accepted invoke whose send fails before signing as failed (no send: a failing sink rolls back)', async () => {
@@ -260,7 +263,9 @@ describe('transaction records', () => {
     expect(record).toMatchObject({ status: 'failed', txHash: null, nonce: null });
     expect(statusesOf(res.body.transactionId)).toEqual(['queued', 'failed']);
     // The pending change and its signed transaction were rolled back with the sink's failure.
-    expect(await sql(`SELECT 1 FROM chain_transactions WHERE record_id = $1`, [res.body.transactionId])).toHaveLength(0);
+    expect(await sql(`SELECT 1 FROM chain_transactions WHERE record_id = $1`, [res.body.transactionId])).toHaveLength(
+      0,
+    );
     expect((await invoke('bump')).body.status).toBe('success');
   });
 
@@ -290,12 +295,18 @@ describe('transaction records', () => {
     const res = await api.post(url, {}, { apiKey: key.apiKey, headers: ASYNC });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('EXECUTION_REVERTED');
-    const low = await api.post(`/api/devportal/contracts/${contract.id}/invoke/bump`, { gasLimit: '21000' }, {
-      apiKey: key.apiKey,
-      headers: ASYNC,
-    });
+    const low = await api.post(
+      `/api/devportal/contracts/${contract.id}/invoke/bump`,
+      { gasLimit: '21000' },
+      {
+        apiKey: key.apiKey,
+        headers: ASYNC,
+      },
+    );
     expect(low.status).toBe(400);
-    expect(await sql(`SELECT id FROM transaction_records WHERE contract_id = $1`, [once.id])).toHaveLength(before.length);
+    expect(await sql(`SELECT id FROM transaction_records WHERE contract_id = $1`, [once.id])).toHaveLength(
+      before.length,
+    );
   });
 
   it('ends a sent transaction whose nonce another took as failed, listed so in the wallet history', async () => {
