@@ -79,9 +79,7 @@ const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 export function prefersAsync(header: unknown): boolean {
   const values = Array.isArray(header) ? header : [header];
   return values.some(
-    (v) =>
-      typeof v === 'string' &&
-      v.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async'),
+    (v) => typeof v === 'string' && v.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async'),
   );
 }
 
@@ -259,13 +257,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
   }
   const contextFor = (requestId: string, req: http.IncomingMessage): RequestContext =>
-    new Context(
-      requestId,
-      clientAddress(req),
-      credentialsOf(req),
-      req.headers['idempotency-key'],
-      req.headers.prefer,
-    );
+    new Context(requestId, clientAddress(req), credentialsOf(req), req.headers['idempotency-key'], req.headers.prefer);
 
   const tooLarge: PublicError = {
     status: 413,

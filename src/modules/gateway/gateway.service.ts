@@ -170,7 +170,13 @@ export class GatewayService {
           let accepted: GatewayInvokeResult | undefined;
           const created = await this.sender.records.inTransaction(undefined, async (m) => {
             const queued = await this.sender.records.create(m, record);
-            accepted = { transactionId: queued.id, status: queued.status, txHash: null, blockNumber: null, gasUsed: null };
+            accepted = {
+              transactionId: queued.id,
+              status: queued.status,
+              txHash: null,
+              blockNumber: null,
+              gasUsed: null,
+            };
             if (first) await IdempotencyStore.done(m, first.developerId, first.key, accepted);
             return queued;
           });

@@ -153,10 +153,10 @@ export class TransactionRecords {
 
   /** The record a signed transaction was sent for. */
   async idOfTransaction(network: Network, txHash: string): Promise<string | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT record_id FROM chain_transactions WHERE network = $1 AND tx_hash = $2`,
-      [network, txHash],
-    )) as Array<{ record_id: string | null }>;
+    const [row] = (await this.ds.query(`SELECT record_id FROM chain_transactions WHERE network = $1 AND tx_hash = $2`, [
+      network,
+      txHash,
+    ])) as Array<{ record_id: string | null }>;
     return row?.record_id ?? undefined;
   }
 
@@ -166,7 +166,9 @@ export class TransactionRecords {
    * stale queued records): the caller must not broadcast.
    */
   async signed(m: EntityManager, id: string, txHash: string, nonce: number): Promise<boolean> {
-    const [current] = (await m.query(`SELECT status FROM transaction_records WHERE id = $1 FOR UPDATE`, [id])) as Array<{
+    const [current] = (await m.query(`SELECT status FROM transaction_records WHERE id = $1 FOR UPDATE`, [
+      id,
+    ])) as Array<{
       status: TransactionRecordStatus;
     }>;
     if (current?.status !== 'queued' && current?.status !== 'pending') return false;
@@ -239,7 +241,8 @@ export class TransactionRecords {
         ),
       );
       for (const row of expired) await this.changed(m, row);
-      if (expired.length > 0) this.logger.warn({ count: expired.length }, 'queued transactions never sent: ended failed');
+      if (expired.length > 0)
+        this.logger.warn({ count: expired.length }, 'queued transactions never sent: ended failed');
       return expired.length;
     });
   }
