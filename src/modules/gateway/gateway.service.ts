@@ -68,6 +68,8 @@ export class GatewayService {
   private readonly keyLimit: RequestLimit;
   private readonly codec = new CallCodec();
   readonly idempotency: IdempotencyStore;
+  /** Sends of accepted invokes still signing or broadcasting (a clean stop waits for them). */
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     ds: DataSource,
@@ -218,11 +220,24 @@ export class GatewayService {
    */
   private async sendAccepted(request: SendRequest, prepared: PreparedTransaction): Promise<void> {
     try {
-      const { txHash } = await this.sender.send(request, prepared);
+      const sending = this.sender.send(request, prepared);
+      const tracked = sending.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.sending.add(tracked);
+      void tracked.finally(() => this.sending.delete(tracked));
+      const { txHash } = await sending;
+      // From here the record is pending: should this process stop, the tracker follows it.
       await this.sender.waitForReceipt(request.network, txHash, RECEIPT_TIMEOUT_MS, request.iface);
     } catch (err) {
       this.logger.warn({ err, recordId: request.recordId }, 'an accepted invoke was not sent or not followed');
     }
+  }
+
+  /** Lets the sends of accepted invokes finish signing and broadcasting (at shutdown, after the HTTP server). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.sending]);
   }
 
   /** Waits for the receipt of a sent invoke and shapes the answer. */
