@@ -22,6 +22,7 @@ import { docsPages } from './docs-pages';
 import { credentialsFrom, credentialsFromHttpHeaders, type Credentials } from '../auth/credentials';
 import { type RequestContext } from '../auth/request-context';
 import type { Metrics } from './metrics';
+import { prefersAsync } from './prefer';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -74,14 +75,6 @@ export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 /** Paths never rate limited: probes and scrapes must work while a flood is refused. */
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
-/** `Prefer` (RFC 7240) holds the `respond-async` preference: comma-separated, each maybe with `;` parameters. */
-export function prefersAsync(header: unknown): boolean {
-  const values = Array.isArray(header) ? header : [header];
-  return values.some(
-    (v) => typeof v === 'string' && v.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async'),
-  );
-}
 
 export interface RunningHttpServer {
   server: http.Server;
