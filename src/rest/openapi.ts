@@ -39,11 +39,21 @@ const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
  * of `$ref` are ignored), or generated clients get types that real responses break.
  */
 
+/**
+ * Fields null only in GraphQL answers REST gives another status and shape (an invoke accepted with
+ * `Prefer: respond-async` is 202 `{transactionId, status}`): always set in the documented answer.
+ */
+const ALWAYS_SET: Record<string, string[]> = { GatewayInvokeResult: ['txHash'] };
+
 function markNullableFields(schemas: Record<string, unknown>, outputTypes: ReadonlySet<string>): void {
   for (const [name, schema] of Object.entries(schemas) as Array<[string, JsonSchema]>) {
     if (!outputTypes.has(name) || !schema.properties) continue;
     for (const [prop, value] of Object.entries(schema.properties) as Array<[string, JsonSchema]>) {
       if (schema.required?.includes(prop)) continue;
+      if (ALWAYS_SET[name]?.includes(prop)) {
+        schema.required = [...(schema.required ?? []), prop];
+        continue;
+      }
       if (typeof value.$ref === 'string') {
         const { $ref, ...rest } = value;
         // `nullable` beside `allOf` still lets the referenced schema refuse null (Ajv, Prism): one of the two.
@@ -280,31 +290,15 @@ export function buildOpenApiDocument(opts: {
         in: 'header',
         required: false,
         description:
-          '`respond-async`: answer 202 {transactionId, status} once the checks pass, without waiting for the ' +
-          'receipt; follow it with GET /transactions/{id}.',
+          '`respond-async`: answer 202 `{"transactionId": "<uuid>", "status": "queued"}` once every check has ' +
+          'passed, without waiting for the transaction to be sent or mined; follow it with GET /transactions/{id}. ' +
+          '(The 202 is left out of the responses below so that generated clients keep one success type.)',
         schema: { type: 'string' },
       });
     }
     const ok = successStatus(route);
     const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
     op.responses = { [ok]: success };
-    if (op.operationId === 'invokeContract') {
-      op.responses['202'] = {
-        description: 'Accepted (Prefer: respond-async): it will be sent; its record says what became of it',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['transactionId', 'status'],
-              properties: {
-                transactionId: { type: 'string', format: 'uuid' },
-                status: { type: 'string', enum: ['queued'] },
-              },
-            },
-          },
-        },
-      };
-    }
     for (const status of errorStatuses(route)) {
       op.responses[status] = errorResponse(
         Object.entries(ERROR_STATUS)
