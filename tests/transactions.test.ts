@@ -168,6 +168,14 @@ describe('transaction records', () => {
     expect(statusesOf(res.body.transactionId)).toEqual(['queued', 'pending', 'success']);
   });
 
+  it('lands a burst of accepted invokes from one wallet, each with its own nonce', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => invoke('bump', {}, ASYNC)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
+    const records = await Promise.all(answers.map((a) => settled(a.body.transactionId)));
+    expect(records.map((r) => r.status)).toEqual(Array(10).fill('success'));
+    expect(new Set(records.map((r) => r.nonce)).size).toBe(10);
+  }, 90_000);
+
   it('accepts async invokes over GraphQL too (status queued, txHash null)', async () => {
     const res = await api.graphql(
       `mutation($id: ID!) { invokeContract(id: $id, method: "bump") { transactionId status txHash } }`,
