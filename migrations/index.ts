@@ -7,6 +7,7 @@ import { RateLimits1763780000000 } from './1763780000000-RateLimits';
 import { LoginBinding1763900000000 } from './1763900000000-LoginBinding';
 import { TransactionIndex1764000000000 } from './1764000000000-TransactionIndex';
 import { ContractEvents1764100000000 } from './1764100000000-ContractEvents';
+import { TransactionRecords1764200000000 } from './1764200000000-TransactionRecords';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   LoginBinding1763900000000,
   TransactionIndex1764000000000,
   ContractEvents1764100000000,
+  TransactionRecords1764200000000,
 ];

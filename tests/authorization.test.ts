@@ -31,6 +31,8 @@ const OTHER: Record<string, { status: number; code: string }> = {
   'Mutation.queryContract': { status: 403, code: 'FORBIDDEN' },
   'Mutation.invokeContract': { status: 403, code: 'FORBIDDEN' },
   'Query.contractEvents': { status: 403, code: 'FORBIDDEN' },
+  // Transaction records are not revealed to those who may not read them.
+  'Query.gatewayTransaction': { status: 404, code: 'NOT_FOUND' },
 };
 
 let stack: Stack;
@@ -44,6 +46,7 @@ let readOnlyKey: string;
 let writeOnlyKey: string;
 let restrictedKey: string;
 let otherKey: string;
+let transactionId: string;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -65,6 +68,12 @@ beforeAll(async () => {
   const second = await deploy(owner);
   restrictedKey = (await key(owner, { contractId: second.id })).apiKey;
   otherKey = (await key(other)).apiKey;
+  const sent = await api.post(
+    `/api/devportal/contracts/${contract.id}/invoke/increment`,
+    {},
+    { apiKey: ownerKey.apiKey },
+  );
+  transactionId = sent.body.transactionId;
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -73,7 +82,11 @@ afterAll(async () => {
 /** A concrete URL and body for a route, acting on `owner`'s resources. */
 function request(route: RestRoute): { url: string; body?: unknown } {
   const values: Record<string, string> = {
-    id: route.path.startsWith('/developers/') ? owner.developerId : contract.id,
+    id: route.path.startsWith('/developers/')
+      ? owner.developerId
+      : route.path.startsWith('/transactions/')
+        ? transactionId
+        : contract.id,
     keyId: ownerKey.id,
     address: contract.address,
     hash: `0x${'ab'.repeat(32)}`,
@@ -116,10 +129,42 @@ describe('authorization matrix', () => {
   const keyRoutes = REST_ROUTES.filter((r) => r.auth === 'api-key');
   const publicRoutes = REST_ROUTES.filter((r) => r.auth === 'public');
   const eitherRoutes = REST_ROUTES.filter((r) => r.auth === 'dev-jwt-or-api-key');
+  /** Routes of a transaction record: only its developer's token or the key that sent it. */
+  const recordRoutes = eitherRoutes.filter((r) => r.field === 'Query.gatewayTransaction');
+  /** Routes that read a contract's data: the owner's token or a key allowed on the contract. */
+  const contractReadRoutes = eitherRoutes.filter((r) => !recordRoutes.includes(r));
 
   it('covers every kind of route', () => {
     expect(jwtRoutes.length + keyRoutes.length + publicRoutes.length + eitherRoutes.length).toBe(REST_ROUTES.length);
   });
+  it('covers the routes open to a token or a key', () => {
+    expect(recordRoutes.map((r) => r.field)).toEqual(['Query.gatewayTransaction']);
+    expect(contractReadRoutes.map((r) => r.field)).toEqual(['Query.contractEvents']);
+  });
+
+  it.each(recordRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s: refuses every wrong credential, and answers 404 to other principals',
+    async (_name, route) => {
+      const cells: Array<[string, Record<string, string>, number, string]> = [
+        ['nothing', {}, 401, 'UNAUTHENTICATED'],
+        ['a malformed token', { authorization: 'Bearer not.a.jwt' }, 401, 'UNAUTHENTICATED'],
+        ['a non-Bearer header', { authorization: 'Token abc' }, 401, 'UNAUTHENTICATED'],
+        ['an expired token', { authorization: `Bearer ${expired()}` }, 401, 'UNAUTHENTICATED'],
+        ['a malformed key', { 'x-api-key': 'svc_short' }, 401, 'INVALID_API_KEY'],
+        ['an unknown key', { 'x-api-key': `svc_${'x'.repeat(43)}` }, 401, 'INVALID_API_KEY'],
+        ['a revoked key', { 'x-api-key': revokedKey }, 401, 'INVALID_API_KEY'],
+        ['another developer', { authorization: `Bearer ${other.token}` }, 404, 'NOT_FOUND'],
+        ['a key of another developer', { 'x-api-key': otherKey }, 404, 'NOT_FOUND'],
+        ['another key of the owner', { 'x-api-key': readOnlyKey }, 404, 'NOT_FOUND'],
+      ];
+      for (const [label, headers, status, code] of cells) {
+        const res = await call(route, headers);
+        expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
+      }
+      expect((await call(route, { authorization: `Bearer ${owner.token}` })).status).toBe(200);
+      expect((await call(route, { 'x-api-key': ownerKey.apiKey })).status).toBe(200);
+    },
+  );
 
   it.each(jwtRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: refuses every wrong credential',
@@ -170,7 +215,7 @@ describe('authorization matrix', () => {
     },
   );
 
-  it.each(eitherRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+  it.each(contractReadRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
     '%s: takes the owner’s token or a key with the scope, refuses every wrong credential',
     async (_name, route) => {
       const cells: Array<[string, Record<string, string>, number, string]> = [

@@ -304,6 +304,19 @@ describe('mainnet approval', () => {
     expect(approved.body).toMatchObject({ status: 'deployed', network: 'mainnet' });
     expect(approved.body.approvedAt).toEqual(expect.any(String));
     expect((await providerOf(stack, 'mainnet').getCode(approved.body.address)).length).toBeGreaterThan(2);
+    // The approval's deployment is a transaction record of the owner's, readable with their token.
+    const [record] = await rows<{ id: string }>(
+      `SELECT id FROM transaction_records WHERE contract_id = $1 AND kind = 'deploy'`,
+      [res.body.id],
+    );
+    const tx = await api.get(`/api/devportal/transactions/${record!.id}`, { token: dev.token });
+    expect(tx.body).toMatchObject({
+      kind: 'deploy',
+      network: 'mainnet',
+      status: 'success',
+      txHash: approved.body.deployTxHash,
+      blockNumber: approved.body.blockNumber,
+    });
 
     const again = await api.post(`/api/devportal/admin/contracts/${res.body.id}/approve`, {}, { token: admin.token });
     expect(again.status).toBe(409);

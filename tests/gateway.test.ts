@@ -262,6 +262,7 @@ describe('invoke', () => {
     const res = await invoke(token.id, 'transfer', { args: [other.walletAddress, '250'] });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
+      transactionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       blockNumber: expect.any(Number),
       gasUsed: expect.stringMatching(/^\d+$/),

@@ -64,4 +64,35 @@ describe('migrations', () => {
       await db.drop();
     }
   });
+
+  it('adds transaction records beside an existing chain_transactions table, keeping its rows', async () => {
+    const db = await createTestDatabase();
+    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'TransactionRecords1764200000000');
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
+    await before.initialize();
+    try {
+      await runMigrations(before);
+      await before.query(
+        `INSERT INTO chain_transactions (network, from_address, nonce, tx_hash, raw_tx, kind, status, block_number)
+         VALUES ('testnet', '0xabc', 0, '0x01', '0x', 'faucet', 'success', 7),
+                ('testnet', '0xabc', 1, '0x02', '0x', 'invoke', 'dropped', NULL)`,
+      );
+    } finally {
+      await before.destroy();
+    }
+    const after = createDataSource(db.url);
+    await after.initialize();
+    try {
+      expect((await runMigrations(after))[0]).toBe('TransactionRecords1764200000000');
+      expect(await after.query(`SELECT tx_hash, status, record_id FROM chain_transactions ORDER BY tx_hash`)).toEqual([
+        { tx_hash: '0x01', status: 'success', record_id: null },
+        { tx_hash: '0x02', status: 'dropped', record_id: null },
+      ]);
+      expect(await after.query(`SELECT count(*)::int AS n FROM transaction_records`)).toEqual([{ n: 0 }]);
+    } finally {
+      await after.destroy();
+      await db.drop();
+    }
+  });
 });

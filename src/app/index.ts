@@ -116,6 +116,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     });
     services.tracker.start();
     onClose('transaction tracker', () => services.tracker.stop());
+    onClose('accepted invokes', () => services.gateway.drain());
     const schema = await buildAppSchema({
       container: resolverContainer({ ...services, loginLimit: services.limits.login }),
       pubSub: schemaPubSub(services.bus, {

@@ -18,6 +18,7 @@ import { GatewayService } from '../modules/gateway/gateway.service';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
 import { ProjectService } from '../modules/projects/projects.service';
+import { TransactionRecords, TransactionService, type TransactionStatusSink } from '../modules/transactions';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallets.service';
@@ -34,6 +35,7 @@ export interface Services {
   explorer: ExplorerService;
   events: ContractEventsService;
   sender: TransactionSender;
+  transactions: TransactionService;
   faucet: FaucetService;
   compiler: SolidityCompiler;
   contracts: ContractService;
@@ -58,6 +60,8 @@ export function createServices(deps: {
   faucetPrivateKey?: string;
   /** URL of the database, for the LISTEN connection of key revocations. */
   databaseUrl: string;
+  /** Told of every transaction record's status change, inside its database transaction (none: nobody). */
+  transactionSink?: TransactionStatusSink;
 }): Services {
   const tokens = new AccessTokens(deps.config.jwtSecret);
   const bus = createEventBus();
@@ -69,7 +73,9 @@ export function createServices(deps: {
     ? { crls: CrlStore.fromFile(deps.config.edsCrlFile), requireCrl: deps.config.edsRequireCrl }
     : undefined;
   const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, deps.logger, revocation);
-  const sender = new TransactionSender(deps.ds, deps.chains, deps.logger);
+  const records = new TransactionRecords(deps.ds, deps.logger, deps.transactionSink);
+  const sender = new TransactionSender(deps.ds, deps.chains, deps.logger, records);
+  const transactions = new TransactionService(records);
   const faucet = new FaucetService(deps.ds, wallets, sender, deps.faucetPrivateKey, deps.logger);
   const compiler = new SolidityCompiler({ logger: deps.logger });
   const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
@@ -134,6 +140,7 @@ export function createServices(deps: {
     wallets,
     chains: deps.chains,
     sender,
+    transactions,
     faucet,
     compiler,
     contracts,

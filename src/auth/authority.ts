@@ -107,6 +107,20 @@ export class Authority {
     }
   }
 
+  /**
+   * A transaction record is read by the developer's token or by the API key that sent it. Anyone
+   * else, another key of the same developer included, is told it does not exist (404, as for an
+   * unknown id): record ids are not revealed to those who may not read them.
+   */
+  requireTransactionReader(
+    record: { developerId: string; apiKeyId: string | null },
+    caller: { developerId: string; keyId?: string },
+  ): void {
+    const allowed =
+      caller.keyId !== undefined ? record.apiKeyId === caller.keyId : record.developerId === caller.developerId;
+    if (!allowed) throw new AppError('NOT_FOUND', 'No such transaction');
+  }
+
   /** An API key may call a contract of its own developer, within its contract restriction and scopes. */
   requireKeyAccess(principal: ApiKeyPrincipal, contract: { id: string; ownerId: string }, scope: ApiKeyScope): void {
     if (contract.ownerId !== principal.developerId) {

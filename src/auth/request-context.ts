@@ -11,5 +11,12 @@ export interface RequestContext {
   session: Session;
   /** `Idempotency-Key` header of the request, for gateway invokes. */
   idempotencyKey?: string;
+  /** The request asked `Prefer: respond-async`: an invoke answers once accepted, not once mined. */
+  respondAsync?: boolean;
+  /**
+   * Set by a resolver that accepted the request for later processing (`Prefer: respond-async`):
+   * REST answers it 202 with the fields that are set.
+   */
+  accepted?: boolean;
   logger: Logger;
 }

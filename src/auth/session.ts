@@ -54,6 +54,23 @@ export class Session {
     return this.apiKeyCheck;
   }
 
+  /**
+   * The caller of a route open to a developer token or an API key: the key when one is presented
+   * (401 INVALID_API_KEY if it does not verify), else the token (401 UNAUTHENTICATED).
+   */
+  async developerOrKey(): Promise<{ developerId: string; keyId?: string }> {
+    if (apiKeyOf(this.credentials) !== undefined) {
+      const principal = await this.apiKey();
+      return { developerId: principal.developerId, keyId: principal.keyId };
+    }
+    return { developerId: (await this.developer()).id };
+  }
+
+  /** A transaction record's reader: its developer's token or the key that sent it (404 for anyone else). */
+  async transactionReader(record: { developerId: string; apiKeyId: string | null }): Promise<void> {
+    this.authority.requireTransactionReader(record, await this.developerOrKey());
+  }
+
   /** The API key's principal, allowed to call `contract` with `scope` (owner, restriction, scope). */
   async apiKeyFor(contract: { id: string; ownerId: string }, scope: ApiKeyScope): Promise<ApiKeyPrincipal> {
     const principal = await this.apiKey();

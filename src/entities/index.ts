@@ -7,6 +7,7 @@ import { EXPLORER_ENTITIES } from '../modules/explorer/explorer.entities';
 import { FaucetDripEntity } from '../modules/faucet/faucet-drip.entity';
 import { ApiKeyEntity } from '../modules/keys/api-key.entity';
 import { ProjectEntity } from '../modules/projects/project.entity';
+import { TransactionRecordEntity } from '../modules/transactions/transaction-record.entity';
 import { ChainTransactionEntity } from '../modules/wallets/chain-transaction.entity';
 import { CustodialWalletEntity } from '../modules/wallets/custodial-wallet.entity';
 
@@ -18,6 +19,7 @@ export const ENTITIES = [
   ProjectEntity,
   ContractEntity,
   ChainTransactionEntity,
+  TransactionRecordEntity,
   FaucetDripEntity,
   ApiKeyEntity,
   ...EXPLORER_ENTITIES,

@@ -8,6 +8,7 @@ import type { FaucetService } from '../modules/faucet/faucet.service';
 import type { GatewayService } from '../modules/gateway/gateway.service';
 import type { ApiKeyService } from '../modules/keys/keys.service';
 import type { ProjectService } from '../modules/projects/projects.service';
+import type { TransactionService } from '../modules/transactions/transactions.service';
 import type { WalletService } from '../modules/wallets/wallets.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
@@ -18,6 +19,7 @@ import { GatewayResolver } from '../modules/gateway/gateway.resolver';
 import { KeysResolver } from '../modules/keys/keys.resolver';
 import { ProjectsResolver } from '../modules/projects/projects.resolver';
 import { ServerTimeResolver } from '../modules/system/server-time.resolver';
+import { TransactionsResolver } from '../modules/transactions/transactions.resolver';
 import { WalletsResolver } from '../modules/wallets/wallets.resolver';
 
 /** Every resolver of the schema; each lives beside its domain in src/modules. */
@@ -34,6 +36,7 @@ export const RESOLVERS = [
   KeysResolver,
   AnalyticsResolver,
   ContractEventsResolver,
+  TransactionsResolver,
   ...EXPLORER_RESOLVERS,
 ] as const;
 
@@ -48,6 +51,7 @@ export interface ResolverServices {
   gateway: GatewayService;
   keys: ApiKeyService;
   projects: ProjectService;
+  transactions: TransactionService;
   wallets: WalletService;
   loginLimit: RequestLimit;
 }
@@ -66,6 +70,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [KeysResolver, new KeysResolver(s.keys)],
     [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
     [ContractEventsResolver, new ContractEventsResolver(s.events)],
+    [TransactionsResolver, new TransactionsResolver(s.transactions)],
     ...explorerResolverInstances(s.explorer),
   ]);
   return {

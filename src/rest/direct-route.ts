@@ -144,6 +144,11 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
         : execute(args));
       if (result.errors && result.errors.length > 0) return failure(result.errors[0], requestId);
       const data = (result.data as Record<string, unknown> | null)?.[fieldName] ?? null;
+      if ((args.contextValue as RequestContext).accepted && data !== null && typeof data === 'object') {
+        // Accepted for later (Prefer: respond-async): 202 with only what is known yet.
+        const known = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null));
+        return { status: 202, body: known };
+      }
       if (route.omitWhenNull && data !== null && typeof data === 'object') {
         for (const key of route.omitWhenNull) {
           if ((data as Record<string, unknown>)[key] === null) delete (data as Record<string, unknown>)[key];

@@ -39,11 +39,21 @@ const NULL_ONLY = { type: 'object', nullable: true, enum: [null] };
  * of `$ref` are ignored), or generated clients get types that real responses break.
  */
 
+/**
+ * Fields null only in GraphQL answers REST gives another status and shape (an invoke accepted with
+ * `Prefer: respond-async` is 202 `{transactionId, status}`): always set in the documented answer.
+ */
+const ALWAYS_SET: Record<string, string[]> = { GatewayInvokeResult: ['txHash'] };
+
 function markNullableFields(schemas: Record<string, unknown>, outputTypes: ReadonlySet<string>): void {
   for (const [name, schema] of Object.entries(schemas) as Array<[string, JsonSchema]>) {
     if (!outputTypes.has(name) || !schema.properties) continue;
     for (const [prop, value] of Object.entries(schema.properties) as Array<[string, JsonSchema]>) {
       if (schema.required?.includes(prop)) continue;
+      if (ALWAYS_SET[name]?.includes(prop)) {
+        schema.required = [...(schema.required ?? []), prop];
+        continue;
+      }
       if (typeof value.$ref === 'string') {
         const { $ref, ...rest } = value;
         // `nullable` beside `allOf` still lets the referenced schema refuse null (Ajv, Prism): one of the two.
@@ -158,9 +168,13 @@ const CLOSED_SETS: Record<string, Record<string, string[]>> = {
   RevokedApiKey: { status: ['revoked'] },
   WalletHistoryItem: {
     kind: ['faucet', 'deploy', 'invoke', 'transfer-in', 'transfer-out'],
-    status: ['pending', 'success', 'reverted'],
+    status: ['pending', 'success', 'reverted', 'failed'],
   },
-  GatewayInvokeResult: { status: ['success', 'reverted', 'pending'] },
+  GatewayInvokeResult: { status: ['success', 'reverted', 'pending', 'queued'] },
+  GatewayTransaction: {
+    kind: ['invoke', 'deploy', 'faucet'],
+    status: ['queued', 'pending', 'success', 'reverted', 'failed'],
+  },
 };
 
 /**
@@ -272,6 +286,16 @@ export function buildOpenApiDocument(opts: {
           'A repeat with the same key (per developer, 24 h) returns the first response and sends nothing; ' +
           'the same key with another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight → 409.',
         schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+      op.parameters.push({
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description:
+          '`respond-async`: answer 202 `{"transactionId": "<uuid>", "status": "queued"}` once every check has ' +
+          'passed, without waiting for the transaction to be sent or mined; follow it with GET /transactions/{id}. ' +
+          '(The 202 is left out of the responses below so that generated clients keep one success type.)',
+        schema: { type: 'string' },
       });
     }
     const ok = successStatus(route);

@@ -1,4 +1,5 @@
 /** Who may call a route, as enforced by the service (API.md refines SPEC.md's "undeclared"). */
+/** `dev-jwt-or-api-key`: the developer's token, or an API key (the service decides which key may). */
 export type RouteAuth = 'public' | 'dev-jwt' | 'api-key' | 'dev-jwt-or-api-key';
 
 export type RestArea = 'devportal' | 'explorer';
@@ -242,6 +243,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractEvents',
     auth: 'dev-jwt-or-api-key',
     summary: 'Decoded events of a contract, oldest first (owner’s token, or an API key with scope read)',
+  },
+  // Transactions
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/transactions/{id}',
+    field: 'Query.gatewayTransaction',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'A transaction record (invoke, deploy, faucet drip): its developer’s token or the API key that sent it',
   },
   // Analytics
   {

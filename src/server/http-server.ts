@@ -22,6 +22,7 @@ import { docsPages } from './docs-pages';
 import { credentialsFrom, credentialsFromHttpHeaders, type Credentials } from '../auth/credentials';
 import { type RequestContext } from '../auth/request-context';
 import type { Metrics } from './metrics';
+import { prefersAsync } from './prefer';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -225,6 +226,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   /** Request context of an HTTP request or a WebSocket operation. */
   class Context implements RequestContext {
     readonly idempotencyKey?: string;
+    readonly respondAsync: boolean;
+    accepted?: boolean;
     readonly session: Session;
     private requestLogger?: Logger;
 
@@ -233,9 +236,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       clientIp: string,
       credentials: Credentials,
       idempotencyKey: unknown,
+      prefer?: unknown,
     ) {
       this.session = opts.sessionFor(credentials, clientIp);
       if (typeof idempotencyKey === 'string') this.idempotencyKey = idempotencyKey;
+      this.respondAsync = prefersAsync(prefer);
     }
 
     // Made when first used: most requests never log.
@@ -245,7 +250,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
   }
   const contextFor = (requestId: string, req: http.IncomingMessage): RequestContext =>
-    new Context(requestId, clientAddress(req), credentialsOf(req), req.headers['idempotency-key']);
+    new Context(requestId, clientAddress(req), credentialsOf(req), req.headers['idempotency-key'], req.headers.prefer);
 
   const tooLarge: PublicError = {
     status: 413,

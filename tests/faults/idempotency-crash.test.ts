@@ -77,6 +77,8 @@ describe('crash between signing and answering an idempotent invoke', () => {
     const retry = await invoke(service.url, 'crash-1');
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual({
+      // The record the crashed attempt created, found again by its transaction.
+      transactionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       txHash,
       blockNumber: receipt!.blockNumber,
       gasUsed: receipt!.gasUsed.toString(),

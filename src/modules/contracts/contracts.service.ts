@@ -211,14 +211,20 @@ export class ContractService {
     const saved = await this.repo.save(record);
     let txHash: string;
     try {
-      ({ txHash } = await this.sender.send({ ...request, contractId: saved.id }, prepared));
+      const { id: recordId } = await this.sender.records.create(undefined, {
+        kind: 'deploy',
+        network: record.network,
+        developerId: ownerId,
+        contractId: saved.id,
+      });
+      ({ txHash } = await this.sender.send({ ...request, contractId: saved.id, recordId }, prepared));
     } catch (e) {
       const reason = e instanceof AppError ? e.message : 'the deployment transaction could not be sent';
       await this.repo.update({ id: saved.id }, { status: 'failed', statusReason: reason });
       throw e;
     }
     await this.repo.update({ id: saved.id }, { deployTxHash: txHash });
-    const mined = await this.sender.waitForReceipt(record.network, txHash, RECEIPT_TIMEOUT_MS);
+    const mined = await this.sender.waitForReceipt(record.network, txHash, RECEIPT_TIMEOUT_MS, request.iface);
     if (mined) await this.settleDeployment(saved.id, mined);
     else this.logger.warn({ contractId: saved.id, txHash }, 'deployment not mined within 60 s; left deploying');
     return this.require(saved.id);

@@ -85,8 +85,15 @@ export class FaucetService {
     });
 
     let txHash: string;
+    let transactionId: string | undefined;
     try {
+      ({ id: transactionId } = await this.sender.records.create(undefined, {
+        kind: 'faucet',
+        network: 'testnet',
+        developerId: developer.id,
+      }));
       ({ txHash } = await this.sender.send({
+        recordId: transactionId,
         network: 'testnet',
         signer: this.signer,
         to: wallet.address,
@@ -108,6 +115,7 @@ export class FaucetService {
     await this.ds.query('UPDATE faucet_drips SET tx_hash = $2 WHERE id = $1', [dripId, txHash]);
     const mined = await this.sender.waitForReceipt('testnet', txHash, RECEIPT_TIMEOUT_MS);
     return {
+      transactionId,
       txHash,
       network: 'testnet',
       to: wallet.address,

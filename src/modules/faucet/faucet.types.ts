@@ -1,9 +1,12 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
 import { NetworkName } from '../../kernel/network-name';
 
 @ObjectType({ description: 'A faucet payout of test coins to the caller’s custodial wallet.' })
 export class FaucetDrip {
+  @Field(() => ID, { description: 'Id of the payout’s transaction record (GET /transactions/{id}).' })
+  transactionId!: string;
+
   @Field({ description: 'Hash of the payout transaction.' })
   txHash!: string;
 

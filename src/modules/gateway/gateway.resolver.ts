@@ -27,9 +27,10 @@ export class GatewayResolver {
   @Mutation(() => GatewayInvokeResult, {
     description:
       'Sends a transaction to a contract function from the owner’s custodial wallet; API key with scope write. ' +
-      'Irreversible once confirmed. Send an Idempotency-Key header to make retries safe.',
+      'Irreversible once confirmed. Send an Idempotency-Key header to make retries safe, and ' +
+      '`Prefer: respond-async` to be answered {transactionId, status: queued} once the checks pass.',
   })
-  invokeContract(
+  async invokeContract(
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
     @Arg('args', () => GraphQLJSON, {
@@ -46,10 +47,14 @@ export class GatewayResolver {
     gasLimit: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayInvokeResult> {
-    return this.gateway.invoke(ctx.session, id, method, args, {
+    const result = await this.gateway.invoke(ctx.session, id, method, args, {
       value,
       gasLimit,
       idempotencyKey: ctx.idempotencyKey,
+      respondAsync: ctx.respondAsync,
     });
+    // Answered before sending (this request's or the first one's, for an idempotent repeat): REST says 202.
+    if (result.status === 'queued') ctx.accepted = true;
+    return result;
   }
 }

@@ -14,11 +14,11 @@ import type { ContractEntity } from '../contracts';
 import type { ContractService } from '../contracts';
 import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
-import type { TransactionSender } from '../wallets';
+import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
 import { CallCodec, findMethod, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
-import { IdempotencyStore } from './idempotency';
+import { IdempotencyStore, type FirstAttempt } from './idempotency';
 
 /** API.md §7: no receipt within 60 s → answered as pending. */
 const RECEIPT_TIMEOUT_MS = 60_000;
@@ -35,12 +35,16 @@ interface CallTrace {
   contractId: string | null;
   method: string | null;
   gasUsed: string | null;
+  /** The HTTP status of a success, when not 201 (202: accepted for later). */
+  httpStatus?: number;
 }
 
 export interface InvokeOptions {
   value?: string | null;
   gasLimit?: string | null;
   idempotencyKey?: string | null;
+  /** Prefer: respond-async: answer once accepted (checks passed, record queued), send afterwards. */
+  respondAsync?: boolean;
 }
 
 /** Parses a non-negative integer given as a decimal or 0x string (wei, gas). */
@@ -64,6 +68,8 @@ export class GatewayService {
   private readonly keyLimit: RequestLimit;
   private readonly codec = new CallCodec();
   readonly idempotency: IdempotencyStore;
+  /** Sends of accepted invokes still signing or broadcasting (a clean stop waits for them). */
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     ds: DataSource,
@@ -129,7 +135,7 @@ export class GatewayService {
         });
       }
       const data = this.codec.encode(contract.record.id, contract.iface, abiMethod, args);
-      const run = async (onRecorded?: Parameters<TransactionSender['send']>[0]['onRecorded']) => {
+      const run = async (first?: FirstAttempt): Promise<GatewayInvokeResult> => {
         const signer = await this.wallets.custodialSigner(contract.record.ownerId);
         const request = {
           network: contract.record.network,
@@ -143,7 +149,7 @@ export class GatewayService {
           contractId: contract.record.id,
           method: abiMethod.signature,
           iface: contract.iface,
-          onRecorded,
+          onRecorded: first?.onRecorded,
         };
         // Simulate first: a revert is answered with its reason and nothing is sent.
         await this.chains
@@ -153,8 +159,35 @@ export class GatewayService {
             throw this.sender.translate(e, request);
           });
         const prepared = await this.sender.prepare(request);
-        const { txHash } = await this.sender.send(request, prepared);
-        return this.outcome(contract.record.network, txHash, contract.iface);
+        const record = {
+          kind: 'invoke' as const,
+          network: request.network,
+          developerId: contract.record.ownerId,
+          apiKeyId: principal.keyId,
+          contractId: contract.record.id,
+          method: abiMethod.signature,
+        };
+        if (opts.respondAsync) {
+          // Every check has passed: the record is queued (with the key's answer, for repeats) and sent after answering.
+          let accepted: GatewayInvokeResult | undefined;
+          const created = await this.sender.records.inTransaction(undefined, async (m) => {
+            const queued = await this.sender.records.create(m, record);
+            accepted = {
+              transactionId: queued.id,
+              status: queued.status,
+              txHash: null,
+              blockNumber: null,
+              gasUsed: null,
+            };
+            if (first) await IdempotencyStore.done(m, first.developerId, first.key, accepted);
+            return queued;
+          });
+          void this.sendAccepted({ ...request, onRecorded: undefined, recordId: created.id }, prepared);
+          return accepted!;
+        }
+        const { id: recordId } = await this.sender.records.create(undefined, record);
+        const { txHash } = await this.sender.send({ ...request, recordId }, prepared);
+        return this.outcome(contract.record.network, txHash, contract.iface, recordId);
       };
       const result = opts.idempotencyKey
         ? await this.idempotency.run(
@@ -176,8 +209,35 @@ export class GatewayService {
           )
         : await run();
       trace.gasUsed = result.gasUsed;
+      if (result.status === 'queued') trace.httpStatus = 202;
       return result;
     });
+  }
+
+  /**
+   * Sends an accepted invoke after its 202 and follows it to its receipt. Its record tells the
+   * outcome (the sender ends it failed if it cannot be sent; the tracker follows a late receipt).
+   */
+  private async sendAccepted(request: SendRequest, prepared: PreparedTransaction): Promise<void> {
+    try {
+      const sending = this.sender.send(request, prepared);
+      const tracked = sending.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.sending.add(tracked);
+      void tracked.finally(() => this.sending.delete(tracked));
+      const { txHash } = await sending;
+      // From here the record is pending: should this process stop, the tracker follows it.
+      await this.sender.waitForReceipt(request.network, txHash, RECEIPT_TIMEOUT_MS, request.iface);
+    } catch (err) {
+      this.logger.warn({ err, recordId: request.recordId }, 'an accepted invoke was not sent or not followed');
+    }
+  }
+
+  /** Lets the sends of accepted invokes finish signing and broadcasting (at shutdown, after the HTTP server). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.sending]);
   }
 
   /** Waits for the receipt of a sent invoke and shapes the answer. */
@@ -185,19 +245,19 @@ export class GatewayService {
     network: ContractEntity['network'],
     txHash: string,
     iface: Interface,
+    recordId?: string,
   ): Promise<GatewayInvokeResult> {
-    const mined = await this.sender.waitForReceipt(network, txHash, RECEIPT_TIMEOUT_MS);
-    if (!mined) return { txHash, blockNumber: null, gasUsed: null, status: 'pending' };
+    const transactionId = recordId ?? (await this.sender.records.idOfTransaction(network, txHash)) ?? null;
+    const mined = await this.sender.waitForReceipt(network, txHash, RECEIPT_TIMEOUT_MS, iface);
+    if (!mined) return { transactionId, txHash, blockNumber: null, gasUsed: null, status: 'pending' };
     const result: GatewayInvokeResult = {
+      transactionId,
       txHash,
       blockNumber: mined.blockNumber,
       gasUsed: mined.gasUsed,
       status: mined.status,
     };
-    if (mined.status === 'reverted') {
-      const reason = await this.sender.revertReason(network, txHash, mined.blockNumber, iface);
-      if (reason !== undefined) result.revertReason = reason;
-    }
+    if (mined.status === 'reverted' && mined.revertReason !== undefined) result.revertReason = mined.revertReason;
     return result;
   }
 
@@ -215,7 +275,9 @@ export class GatewayService {
     const trace: CallTrace = { contractId: null, method: null, gasUsed: null };
     let status = 201;
     try {
-      return await fn(trace);
+      const result = await fn(trace);
+      status = trace.httpStatus ?? 201;
+      return result;
     } catch (e) {
       status = e instanceof AppError ? httpStatusOf(e.code) : 500;
       throw e;

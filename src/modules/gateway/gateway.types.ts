@@ -1,5 +1,5 @@
 import { GraphQLJSON, GraphQLSafeInt } from 'graphql-scalars';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'Result of a read call (eth_call).' })
 export class GatewayQueryResult {
@@ -13,8 +13,17 @@ export class GatewayQueryResult {
 
 @ObjectType({ description: 'Result of a write call: the transaction sent from the owner’s custodial wallet.' })
 export class GatewayInvokeResult {
-  @Field({ description: 'Transaction hash.' })
-  txHash!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Id of the transaction record (GET /transactions/{id}, gatewayTransaction(id)).',
+  })
+  transactionId?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Transaction hash; null only in an answer given before sending (Prefer: respond-async).',
+  })
+  txHash!: string | null;
 
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Block that included it; null while pending.' })
   blockNumber!: number | null;
@@ -22,7 +31,10 @@ export class GatewayInvokeResult {
   @Field(() => String, { nullable: true, description: 'Gas used (decimal string); null while pending.' })
   gasUsed!: string | null;
 
-  @Field({ description: 'success, reverted, or pending (no receipt within 60 s).' })
+  @Field({
+    description:
+      'success, reverted, pending (no receipt within 60 s), or queued (Prefer: respond-async: accepted, to be sent).',
+  })
   status!: string;
 
   @Field(() => String, {

@@ -12,6 +12,13 @@ const POLL_MS = 100;
 
 type OnRecorded = (manager: EntityManager, txHash: string) => Promise<void>;
 
+/** What the first attempt gets: the hook of its signed transaction, and the key (for an accepted answer). */
+export interface FirstAttempt {
+  onRecorded: OnRecorded;
+  developerId: string;
+  key: string;
+}
+
 interface Row {
   request_hash: string;
   state: 'in_progress' | 'sent' | 'done';
@@ -35,7 +42,7 @@ export class IdempotencyStore {
     developerId: string,
     key: string,
     requestHash: string,
-    execute: (onRecorded: OnRecorded) => Promise<GatewayInvokeResult>,
+    execute: (first: FirstAttempt) => Promise<GatewayInvokeResult>,
     resume: (txHash: string) => Promise<GatewayInvokeResult>,
   ): Promise<GatewayInvokeResult> {
     if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -97,14 +104,18 @@ export class IdempotencyStore {
   private async first(
     developerId: string,
     key: string,
-    execute: (onRecorded: OnRecorded) => Promise<GatewayInvokeResult>,
+    execute: (first: FirstAttempt) => Promise<GatewayInvokeResult>,
   ): Promise<GatewayInvokeResult> {
     try {
-      const result = await execute(async (manager, txHash) => {
-        await manager.query(
-          `UPDATE idempotency_keys SET state = 'sent', tx_hash = $3, updated_at = now() WHERE developer_id = $1 AND key = $2`,
-          [developerId, key, txHash],
-        );
+      const result = await execute({
+        developerId,
+        key,
+        onRecorded: async (manager, txHash) => {
+          await manager.query(
+            `UPDATE idempotency_keys SET state = 'sent', tx_hash = $3, updated_at = now() WHERE developer_id = $1 AND key = $2`,
+            [developerId, key, txHash],
+          );
+        },
       });
       await this.finish(developerId, key, result);
       return result;
@@ -134,10 +145,23 @@ export class IdempotencyStore {
   /** A mined outcome is final and stored; a pending one is looked up again on the next repeat. */
   private async finish(developerId: string, key: string, result: GatewayInvokeResult): Promise<void> {
     if (result.status === 'pending') return;
-    await this.ds.query(
-      `UPDATE idempotency_keys SET state = 'done', response = $3, status_code = 201, updated_at = now()
+    await IdempotencyStore.done(this.ds.manager, developerId, key, result);
+  }
+
+  /**
+   * Stores the answer of a request accepted for later (Prefer: respond-async) in the database
+   * transaction that creates its record: every repeat gets the same transactionId.
+   */
+  static async done(
+    manager: EntityManager,
+    developerId: string,
+    key: string,
+    result: GatewayInvokeResult,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE idempotency_keys SET state = 'done', response = $3, status_code = $4, updated_at = now()
         WHERE developer_id = $1 AND key = $2`,
-      [developerId, key, JSON.stringify(result)],
+      [developerId, key, JSON.stringify(result), result.status === 'queued' ? 202 : 201],
     );
   }
 }

@@ -1,3 +1,8 @@
 /** What the wallets module offers the other modules (the only file they may import from it). */
 export { WalletService } from './wallets.service';
-export { TransactionSender, type SendRequest, type TransactionSigner } from './transaction-sender';
+export {
+  TransactionSender,
+  type PreparedTransaction,
+  type SendRequest,
+  type TransactionSigner,
+} from './transaction-sender';

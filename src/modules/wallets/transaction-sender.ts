@@ -15,6 +15,7 @@ import { applyFeePolicy, type FeeFields, type FeeFloor } from '../../chain/fee-p
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
+import type { TransactionRecords } from '../transactions';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 
 /** Who signs: an address, and a way to open its key only when signing. */
@@ -41,6 +42,8 @@ export interface SendRequest {
   fixedNonce?: number;
   /** Fees at least this high (a replacement must outbid the transaction it replaces). */
   minFees?: FeeFloor;
+  /** The transaction record this send is for: it follows the send (pending, then mined or failed). */
+  recordId?: string;
   /** Runs in the database transaction that records the signed transaction (e.g. to link an idempotency key). */
   onRecorded?: (manager: EntityManager, txHash: string) => Promise<void>;
 }
@@ -60,6 +63,8 @@ export interface MinedTransaction {
   gasUsed: string;
   status: 'success' | 'reverted';
   contractAddress: string | null;
+  /** Reverted: the decoded reason or custom error, when it can be known. */
+  revertReason?: string;
 }
 
 /** Gas and fees settled before signing. */
@@ -154,6 +159,8 @@ export class TransactionSender {
     private readonly ds: DataSource,
     private readonly chains: ChainRegistry,
     private readonly logger: Logger,
+    /** The transaction records that sends name (`recordId`) follow. */
+    readonly records: TransactionRecords,
   ) {}
 
   /** Estimates gas, turning a revert into 422 EXECUTION_REVERTED and no money into 422 INSUFFICIENT_FUNDS. */
@@ -294,6 +301,21 @@ export class TransactionSender {
    * dropped while the wallet's lock is still held, so its nonce is simply used again.
    */
   async send(req: SendRequest, prepared?: PreparedTransaction): Promise<SentTransaction> {
+    try {
+      return await this.sendOnce(req, prepared);
+    } catch (e) {
+      // Failed before anything was signed for it (a refusal by the node has already ended it).
+      if (req.recordId) {
+        const reason = e instanceof AppError ? e.message : 'the transaction could not be sent';
+        await this.records.failed(undefined, req.recordId, reason, { onlyQueued: true }).catch((err: unknown) => {
+          this.logger.error({ err, recordId: req.recordId }, 'could not end a transaction record that was not sent');
+        });
+      }
+      throw e;
+    }
+  }
+
+  private async sendOnce(req: SendRequest, prepared?: PreparedTransaction): Promise<SentTransaction> {
     const provider = this.chains.provider(req.network);
     const { gasLimit, fees } = prepared ?? (await this.prepare(req));
     const wallet = await req.signer.open(provider);
@@ -372,11 +394,12 @@ export class TransactionSender {
       const record = (manager: EntityManager) =>
         manager.query(
           `INSERT INTO chain_transactions
-             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
+             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status, record_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12)
            ON CONFLICT (network, tx_hash) DO UPDATE
              SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
-                 contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, created_at = now()
+                 contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, record_id = EXCLUDED.record_id,
+                 created_at = now()
              WHERE chain_transactions.status = 'dropped'`,
           [
             req.network,
@@ -390,13 +413,17 @@ export class TransactionSender {
             req.developerId ?? null,
             req.contractId ?? null,
             req.method ?? null,
+            req.recordId ?? null,
           ],
         );
-      if (req.onRecorded) {
+      if (req.onRecorded || req.recordId) {
         await runner.startTransaction();
         try {
           await record(runner.manager);
-          await req.onRecorded(runner.manager, txHash);
+          if (req.recordId && !(await this.records.signed(runner.manager, req.recordId, txHash, nonce))) {
+            throw new AppError('INVALID_STATE', 'The transaction was ended before it could be sent');
+          }
+          await req.onRecorded?.(runner.manager, txHash);
           await runner.commitTransaction();
         } catch (e) {
           await runner.rollbackTransaction();
@@ -416,17 +443,34 @@ export class TransactionSender {
         return { txHash, nonce, from: req.signer.address };
       }
       // Not taken by the node: forget it while the lock is held, so its nonce is simply used again.
-      await runner.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
-        req.network,
-        txHash,
-      ]);
+      const retry = outcome.kind === 'nonce-taken' && req.fixedNonce === undefined && attempt < NONCE_RETRIES;
+      const error = retry ? undefined : this.refusalError(req, outcome);
+      const drop = (manager: EntityManager) =>
+        manager.query(`UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2`, [
+          req.network,
+          txHash,
+        ]);
+      if (error && req.recordId) {
+        // The record ends failed in the same database transaction that frees the nonce.
+        await runner.startTransaction();
+        try {
+          await drop(runner.manager);
+          await this.records.failed(runner.manager, req.recordId, error.message, { unsent: true });
+          await runner.commitTransaction();
+        } catch (e) {
+          await runner.rollbackTransaction();
+          throw e;
+        }
+      } else {
+        await drop(runner.manager);
+      }
       const reason = outcome.kind === 'refused-locally' ? outcome.error.message : outcome.reason;
       this.logger.warn(
         { network: req.network, txHash, nonce, outcome: outcome.kind, reason },
         'transaction refused by the node',
       );
-      if (outcome.kind === 'nonce-taken' && req.fixedNonce === undefined && attempt < NONCE_RETRIES) continue;
-      throw this.refusalError(req, outcome);
+      if (!error) continue;
+      throw error;
     }
   }
 
@@ -476,7 +520,12 @@ export class TransactionSender {
   }
 
   /** Waits for the receipt (QBFT blocks are final on inclusion) and records the outcome; null on timeout. */
-  async waitForReceipt(network: Network, txHash: string, timeoutMs: number): Promise<MinedTransaction | null> {
+  async waitForReceipt(
+    network: Network,
+    txHash: string,
+    timeoutMs: number,
+    iface?: Interface,
+  ): Promise<MinedTransaction | null> {
     const provider = this.chains.provider(network);
     let receipt: TransactionReceipt | null;
     try {
@@ -486,7 +535,7 @@ export class TransactionSender {
       throw nodeUnreachableError(network, e) ?? e;
     }
     if (!receipt) return null;
-    return this.recordReceipt(network, receipt);
+    return this.recordReceipt(network, receipt, iface);
   }
 
   /**
@@ -549,7 +598,7 @@ export class TransactionSender {
   }
 
   /** Stores a receipt's outcome on the transaction's record. */
-  async recordReceipt(network: Network, receipt: TransactionReceipt): Promise<MinedTransaction> {
+  async recordReceipt(network: Network, receipt: TransactionReceipt, iface?: Interface): Promise<MinedTransaction> {
     const timestamp = await this.blockTimestamp(network, receipt.blockHash).catch(() => null);
     const mined: MinedTransaction = {
       txHash: receipt.hash,
@@ -558,22 +607,57 @@ export class TransactionSender {
       status: receipt.status === 1 ? 'success' : 'reverted',
       contractAddress: receipt.contractAddress ?? null,
     };
-    await this.ds.query(
-      `UPDATE chain_transactions
-          SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
-              block_timestamp = $7, tx_index = $8, mined_at = now()
-        WHERE network = $1 AND tx_hash = $2`,
-      [
-        network,
-        receipt.hash,
-        mined.status,
-        mined.blockNumber,
-        mined.gasUsed,
-        mined.contractAddress,
-        timestamp,
-        receipt.index,
-      ],
-    );
+    if (mined.status === 'reverted') {
+      const reason = await this.revertReason(network, receipt.hash, receipt.blockNumber, iface);
+      if (reason !== undefined) mined.revertReason = reason;
+    }
+    // The record (if any) moves on in the same database transaction as the signed transaction's row.
+    await this.ds.transaction(async (m) => {
+      const [rows] = (await m.query(
+        `UPDATE chain_transactions
+            SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
+                block_timestamp = $7, tx_index = $8, mined_at = now()
+          WHERE network = $1 AND tx_hash = $2
+          RETURNING record_id`,
+        [
+          network,
+          receipt.hash,
+          mined.status,
+          mined.blockNumber,
+          mined.gasUsed,
+          mined.contractAddress,
+          timestamp,
+          receipt.index,
+        ],
+      )) as [Array<{ record_id: string | null }>, number];
+      const recordId = rows[0]?.record_id;
+      if (recordId) {
+        await this.records.mined(m, recordId, {
+          status: mined.status,
+          blockNumber: mined.blockNumber,
+          gasUsed: mined.gasUsed,
+          revertReason: mined.revertReason ?? null,
+        });
+      }
+    });
     return mined;
+  }
+
+  /**
+   * Ends a pending signed transaction as dropped (never mined, never will be) and its record as
+   * failed with `reason`, in one database transaction. False when it was no longer pending.
+   */
+  async recordDropped(network: Network, txHash: string, reason: string): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const [rows] = (await m.query(
+        `UPDATE chain_transactions SET status = 'dropped'
+          WHERE network = $1 AND tx_hash = $2 AND status = 'pending' RETURNING record_id`,
+        [network, txHash],
+      )) as [Array<{ record_id: string | null }>, number];
+      if (rows.length === 0) return false;
+      const recordId = rows[0]?.record_id;
+      if (recordId) await this.records.failed(m, recordId, `dropped: ${reason}`);
+      return true;
+    });
   }
 }

@@ -88,6 +88,8 @@ export class TransactionTracker {
       }>;
       if (!locked) return;
       try {
+        // Records whose sender stopped before signing them (a crash): ended, never left queued.
+        await this.sender.records.expireQueued();
         const rows = (await runner.query(
           `SELECT network, tx_hash, raw_tx, from_address, nonce, kind, contract_id,
                   extract(epoch FROM now() - created_at)::float AS age_s
@@ -160,10 +162,7 @@ export class TransactionTracker {
   /** Ends a transaction as failed (status `dropped`): it was never mined and never will be. */
   private async markDropped(tx: PendingTransaction, reason: string): Promise<void> {
     this.broadcasts.delete(tx.txHash);
-    await this.ds.query(
-      `UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2 AND status = 'pending'`,
-      [tx.network, tx.txHash],
-    );
+    await this.sender.recordDropped(tx.network, tx.txHash, reason);
     await this.hooks.onDropped(tx);
     this.logger.warn({ network: tx.network, txHash: tx.txHash, nonce: tx.nonce, reason }, 'transaction failed');
   }

@@ -40,7 +40,9 @@ export class WalletHistoryItem {
   @Field(() => String, { nullable: true, description: 'Gas used (decimal string); null until mined.' })
   gasUsed!: string | null;
 
-  @Field({ description: 'pending, success or reverted.' })
+  @Field({
+    description: 'pending, success, reverted, or failed (sent by the service but never mined: refused or dropped).',
+  })
   status!: string;
 
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Block number; null until mined.' })

@@ -75,6 +75,11 @@ export function invokeResultSchema(dialect: SpecDialect): Schema {
     type: 'object',
     description: 'Outcome of the transaction; status pending when no receipt came within 60 s',
     properties: {
+      transactionId: {
+        type: 'string',
+        format: 'uuid',
+        description: 'Id of the transaction record (GET /api/devportal/transactions/{id})',
+      },
       txHash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'Transaction hash' },
       blockNumber: nullable({ type: 'integer', format: 'int64', description: 'Block of the receipt' }, dialect),
       gasUsed: nullable({ type: 'string', pattern: '^[0-9]+$', description: 'Gas used, decimal' }, dialect),

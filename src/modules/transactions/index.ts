@@ -1,0 +1,13 @@
+/** What the transactions module offers the other modules (the only file they may import from it). */
+export {
+  TransactionRecords,
+  NO_SINK,
+  QUEUED_TIMEOUT,
+  type TransactionRecordView,
+  type TransactionStatusSink,
+  type NewRecord,
+  type MinedOutcome,
+  type StoredRecord,
+} from './transaction-records';
+export { TransactionRecordEntity } from './transaction-record.entity';
+export { TransactionService } from './transactions.service';

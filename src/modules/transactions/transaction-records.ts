@@ -1,0 +1,255 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Network } from '../../config';
+import type { Logger } from '../../logger';
+import type { TransactionRecordKind, TransactionRecordStatus } from './transaction-record.entity';
+
+/** A transaction record as the API shows it, plus its developer (for routing notifications only). */
+export interface TransactionRecordView {
+  id: string;
+  kind: 'invoke' | 'deploy' | 'faucet';
+  network: string;
+  contractId: string | null;
+  method: string | null;
+  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed';
+  txHash: string | null;
+  nonce: number | null;
+  blockNumber: number | null;
+  gasUsed: string | null;
+  revertReason: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  developerId: string;
+}
+
+/**
+ * Told of every status change of a record (its creation included), inside the database transaction
+ * that makes it: a failure rolls the change back, so no notification is lost or invented.
+ */
+export interface TransactionStatusSink {
+  transactionStatusChanged(manager: EntityManager, record: TransactionRecordView): Promise<void>;
+}
+
+/** A sink that does nothing (no subscriber). */
+export const NO_SINK: TransactionStatusSink = { transactionStatusChanged: async () => undefined };
+
+export interface NewRecord {
+  kind: TransactionRecordKind;
+  network: Network;
+  developerId: string;
+  apiKeyId?: string | null;
+  contractId?: string | null;
+  method?: string | null;
+}
+
+/** What a mined receipt says. */
+export interface MinedOutcome {
+  status: 'success' | 'reverted';
+  blockNumber: number;
+  gasUsed: string;
+  revertReason?: string | null;
+}
+
+interface Row {
+  id: string;
+  kind: TransactionRecordKind;
+  network: string;
+  developer_id: string;
+  api_key_id: string | null;
+  contract_id: string | null;
+  method: string | null;
+  status: TransactionRecordStatus;
+  tx_hash: string | null;
+  nonce: string | null;
+  block_number: string | null;
+  gas_used: string | null;
+  revert_reason: string | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A stored record with who may read it. */
+export interface StoredRecord extends TransactionRecordView {
+  apiKeyId: string | null;
+}
+
+const COLUMNS = `id, kind, network, developer_id, api_key_id, contract_id, method, status, tx_hash, nonce::text AS nonce,
+  block_number::text AS block_number, gas_used::text AS gas_used, revert_reason, error, created_at, updated_at`;
+
+/** A queued record not sent after this long will never be (its sender stopped): it is ended failed. */
+export const QUEUED_TIMEOUT = '2 minutes';
+
+function view(row: Row): StoredRecord {
+  return {
+    id: row.id,
+    kind: row.kind,
+    network: row.network,
+    contractId: row.contract_id,
+    method: row.method,
+    status: row.status,
+    txHash: row.tx_hash,
+    nonce: row.nonce === null ? null : Number(row.nonce),
+    blockNumber: row.block_number === null ? null : Number(row.block_number),
+    gasUsed: row.gas_used,
+    revertReason: row.revert_reason,
+    error: row.error,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+    developerId: row.developer_id,
+    apiKeyId: row.api_key_id,
+  };
+}
+
+/** The rows of an UPDATE ... RETURNING (TypeORM's pg driver answers `[rows, count]` for it). */
+function updated(result: unknown): Row[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Row[];
+}
+
+/** The notification payload: the record without who may read it. */
+function notified(record: StoredRecord): TransactionRecordView {
+  const { apiKeyId: _apiKeyId, ...rest } = record;
+  return rest;
+}
+
+/**
+ * The transaction records' only writer. Every method that changes a status takes the entity
+ * manager of the database transaction it belongs to and tells the sink inside it; a change that
+ * finds the record already past the expected status does nothing (and tells nobody).
+ */
+export class TransactionRecords {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly logger: Logger,
+    private sink: TransactionStatusSink = NO_SINK,
+  ) {}
+
+  /** Replaces the sink (the composition root wires the webhooks once they exist). */
+  useSink(sink: TransactionStatusSink): void {
+    this.sink = sink;
+  }
+
+  /** Runs `work` in a database transaction: the caller's when given, else a new one. */
+  inTransaction<T>(manager: EntityManager | undefined, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return manager ? work(manager) : this.ds.transaction(work);
+  }
+
+  /** A new record, queued (accepted, not yet signed). */
+  async create(manager: EntityManager | undefined, rec: NewRecord): Promise<StoredRecord> {
+    return this.inTransaction(manager, async (m) => {
+      const [row] = (await m.query(
+        `INSERT INTO transaction_records (kind, network, developer_id, api_key_id, contract_id, method, status)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued') RETURNING ${COLUMNS}`,
+        [rec.kind, rec.network, rec.developerId, rec.apiKeyId ?? null, rec.contractId ?? null, rec.method ?? null],
+      )) as Row[];
+      return this.changed(m, row!);
+    });
+  }
+
+  async find(id: string): Promise<StoredRecord | undefined> {
+    const [row] = (await this.ds.query(`SELECT ${COLUMNS} FROM transaction_records WHERE id = $1`, [id])) as Row[];
+    return row ? view(row) : undefined;
+  }
+
+  /** The record a signed transaction was sent for. */
+  async idOfTransaction(network: Network, txHash: string): Promise<string | undefined> {
+    const [row] = (await this.ds.query(`SELECT record_id FROM chain_transactions WHERE network = $1 AND tx_hash = $2`, [
+      network,
+      txHash,
+    ])) as Array<{ record_id: string | null }>;
+    return row?.record_id ?? undefined;
+  }
+
+  /**
+   * Signed and recorded: pending with its hash and nonce (again pending when signed anew with
+   * another nonce). False when the record is no longer queued or pending (ended by the sweep of
+   * stale queued records): the caller must not broadcast.
+   */
+  async signed(m: EntityManager, id: string, txHash: string, nonce: number): Promise<boolean> {
+    const [current] = (await m.query(`SELECT status FROM transaction_records WHERE id = $1 FOR UPDATE`, [
+      id,
+    ])) as Array<{
+      status: TransactionRecordStatus;
+    }>;
+    if (current?.status !== 'queued' && current?.status !== 'pending') return false;
+    const [row] = updated(
+      await m.query(
+        `UPDATE transaction_records SET status = 'pending', tx_hash = $2, nonce = $3, updated_at = now()
+          WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, txHash, nonce],
+      ),
+    );
+    if (current.status === 'queued') await this.changed(m, row!);
+    return true;
+  }
+
+  /** Mined: success or reverted, with block, gas and the revert's reason. */
+  async mined(m: EntityManager, id: string, outcome: MinedOutcome): Promise<void> {
+    const [row] = updated(
+      await m.query(
+        `UPDATE transaction_records
+            SET status = $2, block_number = $3, gas_used = $4, revert_reason = $5, error = NULL, updated_at = now()
+          WHERE id = $1 AND status IN ('queued', 'pending')
+          RETURNING ${COLUMNS}`,
+        [id, outcome.status, outcome.blockNumber, outcome.gasUsed, outcome.revertReason ?? null],
+      ),
+    );
+    if (row) await this.changed(m, row);
+  }
+
+  /**
+   * Ended without being mined (refused by the node, dropped, replaced, never sent), with the reason.
+   * `onlyQueued`: only if nothing was signed for it yet (a failure before the send). `unsent`: the
+   * node refused it, so its hash and nonce name nothing on chain (the nonce goes to the next send,
+   * maybe with the very same bytes) and are cleared.
+   */
+  async failed(
+    m: EntityManager | undefined,
+    id: string,
+    error: string,
+    opts: { onlyQueued?: boolean; unsent?: boolean } = {},
+  ): Promise<boolean> {
+    return this.inTransaction(m, async (tm) => {
+      const [row] = updated(
+        await tm.query(
+          `UPDATE transaction_records SET status = 'failed', error = $2, updated_at = now()
+                  ${opts.unsent ? ', tx_hash = NULL, nonce = NULL' : ''}
+            WHERE id = $1 AND status IN (${opts.onlyQueued ? `'queued'` : `'queued', 'pending'`})
+            RETURNING ${COLUMNS}`,
+          [id, error.slice(0, 1000)],
+        ),
+      );
+      if (row) await this.changed(tm, row);
+      return row !== undefined;
+    });
+  }
+
+  /**
+   * Ends as failed every record queued longer than QUEUED_TIMEOUT: its sender stopped (a crash, a
+   * restart) before signing it, and nothing else will. Returns how many.
+   */
+  async expireQueued(): Promise<number> {
+    return this.ds.transaction(async (m) => {
+      const expired = updated(
+        await m.query(
+          `UPDATE transaction_records
+              SET status = 'failed', error = 'not sent: the service stopped before sending it', updated_at = now()
+            WHERE id IN (SELECT id FROM transaction_records
+                          WHERE status = 'queued' AND created_at < now() - interval '${QUEUED_TIMEOUT}'
+                          ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED)
+            RETURNING ${COLUMNS}`,
+        ),
+      );
+      for (const row of expired) await this.changed(m, row);
+      if (expired.length > 0)
+        this.logger.warn({ count: expired.length }, 'queued transactions never sent: ended failed');
+      return expired.length;
+    });
+  }
+
+  private async changed(m: EntityManager, row: Row): Promise<StoredRecord> {
+    const record = view(row);
+    await this.sink.transactionStatusChanged(m, notified(record));
+    return record;
+  }
+}
