@@ -6,6 +6,7 @@ import { ApiKeys1763767000000 } from './1763767000000-ApiKeys';
 import { RateLimits1763780000000 } from './1763780000000-RateLimits';
 import { LoginBinding1763900000000 } from './1763900000000-LoginBinding';
 import { TransactionIndex1764000000000 } from './1764000000000-TransactionIndex';
+import { Webhooks1764100000000 } from './1764100000000-Webhooks';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   RateLimits1763780000000,
   LoginBinding1763900000000,
   TransactionIndex1764000000000,
+  Webhooks1764100000000,
 ];

@@ -9,6 +9,8 @@ import { ApiKeyEntity } from '../modules/keys/api-key.entity';
 import { ProjectEntity } from '../modules/projects/project.entity';
 import { ChainTransactionEntity } from '../modules/wallets/chain-transaction.entity';
 import { CustodialWalletEntity } from '../modules/wallets/custodial-wallet.entity';
+import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
+import { WebhookEntity } from '../modules/webhooks/webhook.entity';
 
 /** Every TypeORM entity of the service; each lives beside its domain in src/modules. */
 export const ENTITIES = [
@@ -20,5 +22,7 @@ export const ENTITIES = [
   ChainTransactionEntity,
   FaucetDripEntity,
   ApiKeyEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
   ...EXPLORER_ENTITIES,
 ];

@@ -9,6 +9,7 @@ import type { GatewayService } from '../modules/gateway/gateway.service';
 import type { ApiKeyService } from '../modules/keys/keys.service';
 import type { ProjectService } from '../modules/projects/projects.service';
 import type { WalletService } from '../modules/wallets/wallets.service';
+import type { WebhookService } from '../modules/webhooks/webhooks.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
 import { EXPLORER_RESOLVERS, explorerResolverInstances, type ExplorerService } from '../modules/explorer';
@@ -18,6 +19,7 @@ import { KeysResolver } from '../modules/keys/keys.resolver';
 import { ProjectsResolver } from '../modules/projects/projects.resolver';
 import { ServerTimeResolver } from '../modules/system/server-time.resolver';
 import { WalletsResolver } from '../modules/wallets/wallets.resolver';
+import { WebhooksResolver } from '../modules/webhooks/webhooks.resolver';
 
 /** Every resolver of the schema; each lives beside its domain in src/modules. */
 // GatewayResolver first: SOFA registers routes in schema order and the router tries them in that
@@ -31,6 +33,7 @@ export const RESOLVERS = [
   FaucetResolver,
   ContractsResolver,
   KeysResolver,
+  WebhooksResolver,
   AnalyticsResolver,
   ...EXPLORER_RESOLVERS,
 ] as const;
@@ -46,6 +49,7 @@ export interface ResolverServices {
   keys: ApiKeyService;
   projects: ProjectService;
   wallets: WalletService;
+  webhooks: WebhookService;
   loginLimit: RequestLimit;
 }
 
@@ -61,6 +65,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [FaucetResolver, new FaucetResolver(s.faucet)],
     [ContractsResolver, new ContractsResolver(s.contracts)],
     [KeysResolver, new KeysResolver(s.keys)],
+    [WebhooksResolver, new WebhooksResolver(s.webhooks)],
     [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
     ...explorerResolverInstances(s.explorer),
   ]);
