@@ -1,15 +1,8 @@
-import { ArrayMaxSize, ArrayMinSize, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArrayMaxSize, ArrayMinSize, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 
-export enum WebhookEventName {
-  contractEvent = 'contract.event',
-  transactionStatus = 'transaction.status',
-}
-registerEnumType(WebhookEventName, {
-  name: 'WebhookEventType',
-  description:
-    '`contract.event`: events of the webhook’s contract; `transaction.status`: status changes of transactions.',
-});
+/** What a webhook can subscribe to (dotted names, the same over REST and GraphQL). */
+export const WEBHOOK_EVENT_TYPES = ['contract.event', 'transaction.status'] as const;
 
 @InputType({ description: 'A new webhook.' })
 export class CreateWebhookInput {
@@ -18,12 +11,13 @@ export class CreateWebhookInput {
   @MaxLength(2048, { message: 'url must be at most 2048 characters' })
   url!: string;
 
-  @Field(() => [WebhookEventName], {
+  @Field(() => [String], {
     description: 'What to send: a non-empty subset of contract.event, transaction.status.',
   })
   @ArrayMinSize(1, { message: 'events must not be empty' })
-  @ArrayMaxSize(2)
-  events!: WebhookEventName[];
+  @ArrayMaxSize(10)
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: 'events may hold only contract.event and transaction.status' })
+  events!: string[];
 
   @Field(() => ID, {
     nullable: true,
@@ -51,7 +45,7 @@ export class WebhookInfo {
   @Field({ description: 'Receiver URL.' })
   url!: string;
 
-  @Field(() => [WebhookEventName], { description: 'Subscribed event types.' })
+  @Field(() => [String], { description: 'Subscribed event types: contract.event, transaction.status.' })
   events!: string[];
 
   @Field(() => ID, { nullable: true, description: 'The only contract it reports on, if any.' })
