@@ -462,21 +462,29 @@ describe('delivery', () => {
 
   it('gives a delivery up after the retry window and lets the next one through', async () => {
     const hook = await create({ url: `${receiver.url}/gone`, events: ['transaction.status'] });
-    let fail = true;
-    receiver.answer = async (req) => (req.path === '/gone' && fail ? 410 : 200);
+    // Only the first message is refused (410 Gone), on every attempt.
+    let doomed: string | undefined;
+    receiver.answer = async (req) => {
+      if (req.path !== '/gone') return 200;
+      doomed ??= req.id;
+      return req.id === doomed ? 410 : 200;
+    };
     const sent = [record(dev), record(dev)];
     await statusChanged(...sent);
     // The window shrunk to 300 ms stands for the 24 hours of the default.
     worker(undefined, { giveUpAfterMs: 300 });
     const log = await waitFor('first failed, second delivered', async () => {
       const res = await deliveries(hook.body.id);
-      fail = res.body.items[1]?.status !== 'failed';
       return res.body.items[0]?.status === 'delivered' ? res : undefined;
     });
     expect(log.body.items[1]).toMatchObject({ status: 'failed', lastResponseStatus: 410, nextAttemptAt: null });
     expect(log.body.items[1].attempts).toBeGreaterThanOrEqual(2);
     const [row] = await rows('SELECT last_error FROM webhook_deliveries WHERE id = $1', [log.body.items[1].id]);
     expect(row.last_error).toBe('the receiver answered 410');
+    // The second message went out only once the first was given up.
+    const gone = receiver.on('/gone');
+    const firstOther = gone.findIndex((r) => r.id !== doomed);
+    expect(gone.slice(firstOther).every((r) => r.id !== doomed)).toBe(true);
   });
 
   it('sends a webhook only its own developer’s, and its contract’s, transactions', async () => {
@@ -526,6 +534,9 @@ describe('delivery', () => {
   it('pages the delivery log with the cursor codec and refuses tampered or foreign cursors', async () => {
     const hook = await create({ url: `${receiver.url}/pages`, events: ['transaction.status'] });
     const second = await create({ url: `${receiver.url}/pages2`, events: ['transaction.status'] });
+    // Positions cross 99 → 100 on this page: ordered as numbers, not as their text.
+    const [{ seq }] = await rows(`SELECT last_value::int AS seq FROM webhook_deliveries_seq_seq`);
+    await rows(`SELECT setval('webhook_deliveries_seq_seq', $1)`, [Math.max(seq, 97)]);
     await statusChanged(...Array.from({ length: 7 }, () => record(dev)));
     const ids: string[] = [];
     let cursor: string | null = null;

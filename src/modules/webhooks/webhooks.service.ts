@@ -241,13 +241,13 @@ export class WebhookService {
       p.webhook === webhookId && typeof p.seq === 'string' && /^[1-9]\d{0,18}$/.test(p.seq) ? p.seq : undefined,
     );
     const rows = (await this.ds.query(
-      `SELECT id, seq::text AS seq, type, status, attempts, last_response_status, next_attempt_at, created_at
+      `SELECT id, seq::text AS position, type, status, attempts, last_response_status, next_attempt_at, created_at
          FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
         ORDER BY seq DESC LIMIT $3`,
       [webhookId, before ?? null, size + 1],
     )) as Array<{
       id: string;
-      seq: string;
+      position: string;
       type: string;
       status: string;
       attempts: number;
@@ -268,7 +268,7 @@ export class WebhookService {
     const last = page[page.length - 1];
     return {
       items,
-      nextCursor: rows.length > size && last ? encodeCursor({ webhook: webhookId, seq: last.seq }) : null,
+      nextCursor: rows.length > size && last ? encodeCursor({ webhook: webhookId, seq: last.position }) : null,
     };
   }
 
