@@ -30,7 +30,13 @@ const OTHER: Record<string, { status: number; code: string }> = {
   'Query.analytics': { status: 403, code: 'FORBIDDEN' },
   'Mutation.queryContract': { status: 403, code: 'FORBIDDEN' },
   'Mutation.invokeContract': { status: 403, code: 'FORBIDDEN' },
+  'Mutation.createWebhook': { status: 403, code: 'FORBIDDEN' },
+  'Query.webhooks': { status: 403, code: 'FORBIDDEN' },
+  'Mutation.deleteWebhook': { status: 404, code: 'NOT_FOUND' },
+  'Query.webhookDeliveries': { status: 404, code: 'NOT_FOUND' },
 };
+
+const WEBHOOK_BODY = { url: 'http://127.0.0.1:9/hook', events: ['transaction.status'] };
 
 let stack: Stack;
 let api: Client;
@@ -43,6 +49,7 @@ let readOnlyKey: string;
 let writeOnlyKey: string;
 let restrictedKey: string;
 let otherKey: string;
+let ownerWebhook: string;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -64,6 +71,11 @@ beforeAll(async () => {
   const second = await deploy(owner);
   restrictedKey = (await key(owner, { contractId: second.id })).apiKey;
   otherKey = (await key(other)).apiKey;
+  const webhook = await api.post(`/api/devportal/developers/${owner.developerId}/webhooks`, WEBHOOK_BODY, {
+    token: owner.token,
+  });
+  expect(webhook.status).toBe(201);
+  ownerWebhook = webhook.body.id;
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -74,6 +86,7 @@ function request(route: RestRoute): { url: string; body?: unknown } {
   const values: Record<string, string> = {
     id: route.path.startsWith('/developers/') ? owner.developerId : contract.id,
     keyId: ownerKey.id,
+    webhookId: ownerWebhook,
     address: contract.address,
     hash: `0x${'ab'.repeat(32)}`,
     method: route.field === 'Mutation.invokeContract' ? 'increment' : 'count',
@@ -82,7 +95,14 @@ function request(route: RestRoute): { url: string; body?: unknown } {
   const url =
     AREA_BASE[route.area] + route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
   const query = route.field === 'Query.search' ? '?q=1' : '';
-  const body = route.field === 'Mutation.createProject' ? { name: 'p' } : route.method === 'POST' ? {} : undefined;
+  const body =
+    route.field === 'Mutation.createProject'
+      ? { name: 'p' }
+      : route.field === 'Mutation.createWebhook'
+        ? WEBHOOK_BODY
+        : route.method === 'POST'
+          ? {}
+          : undefined;
   return { url: url + query, body };
 }
 

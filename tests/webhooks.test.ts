@@ -605,6 +605,62 @@ describe('several instances', () => {
     expect(receiver.maxConcurrentPerMessage).toBe(1);
   }, 60_000);
 
+  it('shares the outbox with a separate service process: each message sent by one instance, once', async () => {
+    const hooks = await Promise.all(
+      [1, 2].map((i) => create({ url: `${receiver.url}/shared/${i}`, events: ['transaction.status'] })),
+    );
+    receiver.answer = async () => {
+      await sleep(Math.floor(Math.random() * 40));
+      return 200;
+    };
+    receiver.maxConcurrentPerMessage = 0;
+    const sibling = await spawnSibling(stack, { LOG_LEVEL: 'debug' });
+    try {
+      const mine: string[] = [];
+      const logger = createLogger('debug', { write: (line: string) => void mine.push(line) });
+      const local = new WebhookDeliveryWorker(stack.app.dataSource, stack.app.services.webhooks, undefined, logger, {
+        pollMs: 500,
+      });
+      workers.push(local);
+      local.start();
+      const sent: TransactionRecordView[] = [];
+      for (let i = 0; i < 30; i++) {
+        sent.push(record(dev, { nonce: i }));
+        await statusChanged(sent[i]!);
+        if (i % 5 === 4) await sleep(300);
+      }
+      for (const i of [1, 2]) {
+        const got = await waitFor(`webhook ${i} complete`, () => {
+          const r = receiver.on(`/shared/${i}`);
+          return r.length >= 30 ? r : undefined;
+        });
+        expect(got.map((r) => JSON.parse(r.body).data.nonce)).toEqual(sent.map((s) => s.nonce));
+        expect(new Set(got.map((r) => r.id)).size).toBe(30);
+      }
+      const deliveredBy = (lines: string[]) =>
+        new Set(
+          lines
+            .filter((l) => l.includes('"webhook delivered"'))
+            .map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId),
+        );
+      const byProcess = deliveredBy(sibling.output().split('\n'));
+      const byThis = deliveredBy(mine);
+      // Both instances did part of the work, and no message was sent by both.
+      expect(byProcess.size).toBeGreaterThan(0);
+      expect(byThis.size).toBeGreaterThan(0);
+      expect(byProcess.size + byThis.size).toBe(60);
+      expect([...byProcess].filter((id) => byThis.has(id))).toEqual([]);
+      expect(receiver.maxConcurrentPerMessage).toBe(1);
+      const [{ n }] = await rows(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1) AND status = 'delivered' AND attempts = 1`,
+        [hooks.map((h) => h.body.id)],
+      );
+      expect(n).toBe(60);
+    } finally {
+      await sibling.stop();
+    }
+  }, 90_000);
+
   it('fans contract events out once, in order, from a cursor that starts at creation', async () => {
     // Test double of the events module: items this test controls, served after a position like the real source.
     const items: ContractEventItem[] = [];
