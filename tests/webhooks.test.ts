@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses are asserted field by field */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -733,6 +733,64 @@ describe('several instances', () => {
     );
     expect(after).toEqual({ block: head + 3, log: 5 });
   });
+});
+
+describe('production mode (SSRF)', () => {
+  it('refuses private targets at creation and again at delivery, against the address connected to', async () => {
+    // A production instance on the same database (its own wallet key and faucet: dev-chain ones are refused there).
+    const prod = await spawnSibling(stack, {
+      NODE_ENV: 'production',
+      WALLET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      FAUCET_PRIVATE_KEY: randomBytes(32).toString('hex'),
+    });
+    try {
+      const prodApi = client(prod.url);
+      const make = (url: string) =>
+        prodApi.post(
+          `/api/devportal/developers/${dev.developerId}/webhooks`,
+          { url, events: ['transaction.status'] },
+          { token: dev.token },
+        );
+      for (const [url, reason] of [
+        [`${receiver.url}/prod`, /127\.0\.0\.1 is a loopback address/],
+        ['http://localhost:8080/h', /loopback/],
+        ['http://10.0.0.8/h', /private/],
+        ['http://169.254.169.254/latest/meta-data/', /linkLocal/],
+        ['http://[::1]/h', /loopback/],
+        ['http://[fe80::1]/h', /linkLocal/],
+        ['http://[fc00::1]/h', /uniqueLocal/],
+        ['http://[::ffff:127.0.0.1]/h', /loopback/],
+        ['http://0.0.0.0/h', /unspecified/],
+        ['http://100.64.0.1/h', /carrierGradeNat/],
+        ['https://no-such-host.invalid/h', /does not resolve/],
+      ] as const) {
+        const res = await make(url);
+        expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'VALIDATION_FAILED']);
+        expect(res.body.error.message).toMatch(reason);
+        expect(res.body.error.details).toMatchObject({ field: 'url' });
+      }
+      // A public address is accepted (nothing is sent to it: it is pointed at this machine below).
+      const accepted = await make('http://93.184.216.34/hook');
+      expect(accepted.status).toBe(201);
+      expect(accepted.headers.get('cache-control')).toBe('no-store');
+
+      // The target turns private after creation (as a DNS answer may): the delivery is refused at connect.
+      await rows('UPDATE webhooks SET url = $2 WHERE id = $1', [accepted.body.id, `${receiver.url}/prod-later`]);
+      await statusChanged(record(dev));
+      const log = await waitFor('a refused attempt', async () => {
+        const res = await deliveries(accepted.body.id);
+        return res.body.items[0]?.attempts >= 1 ? res : undefined;
+      });
+      expect(log.body.items[0]).toMatchObject({ status: 'pending', lastResponseStatus: null });
+      const [row] = await rows('SELECT last_error FROM webhook_deliveries WHERE webhook_id = $1', [accepted.body.id]);
+      expect(row.last_error).toMatch(/127\.0\.0\.1 is a loopback address/);
+      expect(receiver.on('/prod-later')).toEqual([]);
+      expect(prod.output()).not.toContain(accepted.body.secret.slice(6));
+    } finally {
+      await prod.stop();
+      await clearWebhooks(dev);
+    }
+  }, 90_000);
 });
 
 describe('crash of a sending instance', () => {

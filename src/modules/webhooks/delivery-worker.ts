@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../../logger';
-import { DELIVERY_TIMEOUT_MS, postMessage } from './webhook-sender';
+import { DELIVERY_TIMEOUT_MS, postMessage, type AttemptOutcome } from './webhook-sender';
 import type { ContractEventSource, WebhookService } from './webhooks.service';
 
 /** Timings of the worker; the defaults are the documented behaviour, tests shorten them. */
@@ -160,20 +160,22 @@ export class WebhookDeliveryWorker {
   /** One POST of a claimed delivery, and its outcome written under the claim's lease. */
   private async attempt(d: Claimed, lease: string): Promise<void> {
     const sentAt = new Date();
-    const secret = this.webhooks.signingSecret(d.webhook_id, d.secret_sealed);
+    let signature: string | undefined;
+    try {
+      const secret = this.webhooks.signingSecret(d.webhook_id, d.secret_sealed);
+      signature = new Webhook(secret).sign(d.id, sentAt, d.body);
+    } catch {
+      // Counted as a failed attempt (and given up after the window) rather than retried unseen forever.
+      this.logger.error({ deliveryId: d.id, webhookId: d.webhook_id }, 'webhook signing secret cannot be opened');
+    }
     const headers = {
       'webhook-id': d.id,
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(d.id, sentAt, d.body),
+      'webhook-signature': signature ?? '',
     };
-    const outcome = await postMessage(
-      d.url,
-      d.body,
-      headers,
-      this.webhooks.policy,
-      this.abort.signal,
-      this.webhooks.resolve,
-    );
+    const outcome: AttemptOutcome = signature
+      ? await postMessage(d.url, d.body, headers, this.webhooks.policy, this.abort.signal, this.webhooks.resolve)
+      : { ok: false, status: null, error: 'the signing secret cannot be opened (was WALLET_ENCRYPTION_KEY changed?)' };
     if (this.abort.signal.aborted && !outcome.ok) {
       await this.ds.query(
         `UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2`,
