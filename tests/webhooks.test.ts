@@ -261,6 +261,12 @@ describe('webhook CRUD and authorization', () => {
     [{ url: 'http://x.test/h', events: ['contract.event'] }, 'VALIDATION_FAILED', 400],
     [{ url: 'http://x.test/h', events: ['transaction.status'], event: 'Pong' }, 'VALIDATION_FAILED', 400],
     [{ url: 'http://x.test/h', events: ['transaction.status'], contractId: 'nope' }, 'VALIDATION_FAILED', 400],
+    [
+      { url: 'http://x.test/h', events: ['contract.event'], contractId: randomUUID(), event: ' ' },
+      'VALIDATION_FAILED',
+      400,
+    ],
+    [{ url: 'http://x.test/h', events: ['transaction.status'], extra: 1 }, 'VALIDATION_FAILED', 400],
   ])('refuses %j with %s', async (body, code, status) => {
     const res = await create(body);
     expect(res.status).toBe(status);
@@ -596,11 +602,17 @@ describe('several instances', () => {
       expect(got.map((r) => JSON.parse(r.body).data.nonce)).toEqual(sent.map((s) => s.nonce));
       // Exactly once here: nothing crashed, so nothing was sent twice.
       expect(new Set(got.map((r) => r.id)).size).toBe(20);
-      const [{ delivered }] = await rows(
-        `SELECT count(*)::int AS delivered FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered' AND attempts = 1`,
-        [hook.body.id],
-      );
-      expect(delivered).toBe(20);
+      // The outcome is written just after the receiver answers.
+      const settled = await waitFor('every outcome recorded', async () => {
+        const [{ pending, delivered }] = await rows(
+          `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
+                  count(*) FILTER (WHERE status = 'delivered' AND attempts = 1)::int AS delivered
+             FROM webhook_deliveries WHERE webhook_id = $1`,
+          [hook.body.id],
+        );
+        return pending === 0 ? delivered : undefined;
+      });
+      expect(settled).toBe(20);
     }
     expect(receiver.maxConcurrentPerMessage).toBe(1);
   }, 60_000);
@@ -643,19 +655,27 @@ describe('several instances', () => {
             .filter((l) => l.includes('"webhook delivered"'))
             .map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId),
         );
-      const byProcess = deliveredBy(sibling.output().split('\n'));
-      const byThis = deliveredBy(mine);
+      // Outcomes are recorded (and logged) just after the receiver answers.
+      const n = await waitFor('every outcome recorded', async () => {
+        const [{ pending, delivered }] = await rows(
+          `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
+                  count(*) FILTER (WHERE status = 'delivered' AND attempts = 1)::int AS delivered
+             FROM webhook_deliveries WHERE webhook_id = ANY($1)`,
+          [hooks.map((h) => h.body.id)],
+        );
+        return pending === 0 ? delivered : undefined;
+      });
+      expect(n).toBe(60);
+      const [byProcess, byThis] = await waitFor('every delivery logged', () => {
+        const sets = [deliveredBy(sibling.output().split('\n')), deliveredBy(mine)] as const;
+        return sets[0].size + sets[1].size >= 60 ? sets : undefined;
+      });
       // Both instances did part of the work, and no message was sent by both.
       expect(byProcess.size).toBeGreaterThan(0);
       expect(byThis.size).toBeGreaterThan(0);
       expect(byProcess.size + byThis.size).toBe(60);
       expect([...byProcess].filter((id) => byThis.has(id))).toEqual([]);
       expect(receiver.maxConcurrentPerMessage).toBe(1);
-      const [{ n }] = await rows(
-        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1) AND status = 'delivered' AND attempts = 1`,
-        [hooks.map((h) => h.body.id)],
-      );
-      expect(n).toBe(60);
     } finally {
       await sibling.stop();
     }

@@ -134,6 +134,8 @@ export class WebhookService {
       throw new AppError('VALIDATION_FAILED', 'contract.event needs a contractId', { field: 'contractId' });
     }
     if (input.event !== undefined && input.event !== null) {
+      if (input.event.trim() === '')
+        throw new AppError('VALIDATION_FAILED', 'event must not be empty', { field: 'event' });
       if (!input.contractId) throw new AppError('VALIDATION_FAILED', 'event needs a contractId', { field: 'event' });
       if (!wantsEvents) {
         throw new AppError('VALIDATION_FAILED', 'event filters contract.event, which events does not name', {
