@@ -856,7 +856,10 @@ describe('crash of a sending instance', () => {
     const ids = receiver.on('/crash').map((r) => r.id);
     expect(ids.filter((id) => id === got[0]!.id)).toHaveLength(2);
     expect(ids).toHaveLength(4);
-    const log = await deliveries(hook.body.id);
+    const log = await waitFor('the outcomes recorded', async () => {
+      const res = await deliveries(hook.body.id);
+      return res.body.items.every((d: any) => d.status !== 'pending') ? res : undefined;
+    });
     expect(log.body.items.map((d: any) => [d.status, d.attempts])).toEqual([
       ['delivered', 1],
       ['delivered', 1],
