@@ -455,8 +455,11 @@ describe('delivery', () => {
     const sent = [record(dev), record(dev), record(dev)];
     await statusChanged(...sent);
     worker();
-    await waitFor('three attempts', () => (receiver.on('/down').length >= 3 ? true : undefined));
-    const log = await deliveries(hook.body.id);
+    // Three attempts recorded (each outcome is written just after the receiver answers).
+    const log = await waitFor('three attempts', async () => {
+      const res = await deliveries(hook.body.id);
+      return res.body.items[2]?.attempts >= 3 ? res : undefined;
+    });
     const [third, second, first] = log.body.items;
     expect(first).toMatchObject({ status: 'pending', lastResponseStatus: 503 });
     expect(first.attempts).toBeGreaterThanOrEqual(3);
