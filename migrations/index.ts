@@ -8,6 +8,7 @@ import { LoginBinding1763900000000 } from './1763900000000-LoginBinding';
 import { TransactionIndex1764000000000 } from './1764000000000-TransactionIndex';
 import { ContractEvents1764100000000 } from './1764100000000-ContractEvents';
 import { TransactionRecords1764200000000 } from './1764200000000-TransactionRecords';
+import { Webhooks1764300000000 } from './1764300000000-Webhooks';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   TransactionIndex1764000000000,
   ContractEvents1764100000000,
   TransactionRecords1764200000000,
+  Webhooks1764300000000,
 ];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -104,5 +105,39 @@ describe('loadConfig', () => {
         EDS_TRUSTED_CA_FILE: '/nonexistent/ca.pem',
       }),
     ).toThrow(/EDS_TRUSTED_CA_FILE: file \/nonexistent\/ca.pem does not exist/);
+  });
+});
+
+describe('WEBHOOK_ALLOW_PRIVATE', () => {
+  const production = () => {
+    const dir = dataDir();
+    const ca = path.join(dir, 'ca.pem');
+    writeFileSync(ca, '');
+    return {
+      NODE_ENV: 'production',
+      DATA_DIR: dir,
+      DATABASE_URL: 'postgres://db.internal:5432/devportal',
+      TESTNET_RPC_URL: 'https://testnet.example',
+      MAINNET_RPC_URL: 'https://mainnet.example',
+      FAUCET_PRIVATE_KEY: randomBytes(32).toString('hex'),
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      WALLET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      EDS_TRUSTED_CA_FILE: ca,
+    };
+  };
+
+  it('refuses private webhook targets in production unless set, and allows them elsewhere', () => {
+    expect(loadConfig(production()).webhooks).toEqual({ allowPrivateTargets: false });
+    expect(loadConfig({ ...production(), WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toEqual({
+      allowPrivateTargets: true,
+    });
+    expect(loadConfig({ DATA_DIR: dataDir() }).webhooks).toEqual({ allowPrivateTargets: true });
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir() }).webhooks).toEqual({ allowPrivateTargets: true });
+  });
+
+  it('accepts only true or false', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE: must be true or false/,
+    );
   });
 });

@@ -78,6 +78,11 @@ const envSchema = z.object({
   CORS_ORIGINS: optionalString,
   METRICS_TOKEN: optionalString,
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** In production, allow webhook URLs on private, loopback and link-local addresses. */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
 });
 
 export { CHAIN_IDS, NETWORKS, type Network } from './kernel/network';
@@ -118,6 +123,8 @@ export interface AppConfig {
   /** CORS_ORIGINS: undefined allows every origin (`*`). */
   corsOrigins?: string[];
   metrics: { token?: string; port?: number };
+  /** Webhook targets: private addresses are refused in production unless WEBHOOK_ALLOW_PRIVATE. */
+  webhooks: { allowPrivateTargets: boolean };
 }
 
 interface DevSecrets {
@@ -222,5 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .map((o) => o.trim())
       .filter(Boolean),
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    // Outside production (tests, local use) receivers on this machine or its network are the norm.
+    webhooks: { allowPrivateTargets: !production || e.WEBHOOK_ALLOW_PRIVATE },
   };
 }

@@ -33,7 +33,13 @@ const OTHER: Record<string, { status: number; code: string }> = {
   'Query.contractEvents': { status: 403, code: 'FORBIDDEN' },
   // Transaction records are not revealed to those who may not read them.
   'Query.gatewayTransaction': { status: 404, code: 'NOT_FOUND' },
+  'Mutation.createWebhook': { status: 403, code: 'FORBIDDEN' },
+  'Query.webhooks': { status: 403, code: 'FORBIDDEN' },
+  'Mutation.deleteWebhook': { status: 404, code: 'NOT_FOUND' },
+  'Query.webhookDeliveries': { status: 404, code: 'NOT_FOUND' },
 };
+
+const WEBHOOK_BODY = { url: 'http://127.0.0.1:9/hook', events: ['transaction.status'] };
 
 let stack: Stack;
 let api: Client;
@@ -47,6 +53,7 @@ let writeOnlyKey: string;
 let restrictedKey: string;
 let otherKey: string;
 let transactionId: string;
+let ownerWebhook: string;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -74,6 +81,11 @@ beforeAll(async () => {
     { apiKey: ownerKey.apiKey },
   );
   transactionId = sent.body.transactionId;
+  const webhook = await api.post(`/api/devportal/developers/${owner.developerId}/webhooks`, WEBHOOK_BODY, {
+    token: owner.token,
+  });
+  expect(webhook.status).toBe(201);
+  ownerWebhook = webhook.body.id;
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -88,6 +100,7 @@ function request(route: RestRoute): { url: string; body?: unknown } {
         ? transactionId
         : contract.id,
     keyId: ownerKey.id,
+    webhookId: ownerWebhook,
     address: contract.address,
     hash: `0x${'ab'.repeat(32)}`,
     method: route.field === 'Mutation.invokeContract' ? 'increment' : 'count',
@@ -96,7 +109,14 @@ function request(route: RestRoute): { url: string; body?: unknown } {
   const url =
     AREA_BASE[route.area] + route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!));
   const query = route.field === 'Query.search' ? '?q=1' : '';
-  const body = route.field === 'Mutation.createProject' ? { name: 'p' } : route.method === 'POST' ? {} : undefined;
+  const body =
+    route.field === 'Mutation.createProject'
+      ? { name: 'p' }
+      : route.field === 'Mutation.createWebhook'
+        ? WEBHOOK_BODY
+        : route.method === 'POST'
+          ? {}
+          : undefined;
   return { url: url + query, body };
 }
 

@@ -22,6 +22,8 @@ import { TransactionRecords, TransactionService, type TransactionStatusSink } fr
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallets.service';
+import { WebhookDeliveryWorker } from '../modules/webhooks/delivery-worker';
+import { WebhookService } from '../modules/webhooks/webhooks.service';
 import { createEventBus, type EventBus } from '../kernel/event-bus';
 import { createRateLimits, type RateLimits } from '../kernel/rate-limit';
 
@@ -46,6 +48,9 @@ export interface Services {
   analytics: AnalyticsService;
   tracker: TransactionTracker;
   limits: RateLimits;
+  webhooks: WebhookService;
+  /** Sends the webhook outbox; started and stopped by the composition root. */
+  webhookWorker: WebhookDeliveryWorker;
   /** The app's event bus: what its GraphQL subscriptions are fed from. */
   bus: EventBus;
 }
@@ -114,6 +119,18 @@ export function createServices(deps: {
     deps.logger,
   );
   const analytics = new AnalyticsService(deps.ds, usage);
+  const webhooks = new WebhookService(
+    deps.ds,
+    contracts,
+    deps.chains,
+    {
+      encryptionKey: deps.config.walletEncryptionKey,
+      policy: { allowPrivate: deps.config.webhooks.allowPrivateTargets },
+    },
+    deps.logger,
+  );
+  // Contract events reach webhooks once the events module hands its source in here.
+  const webhookWorker = new WebhookDeliveryWorker(deps.ds, webhooks, undefined, deps.logger);
   const tracker = new TransactionTracker(
     deps.ds,
     deps.chains,
@@ -153,6 +170,8 @@ export function createServices(deps: {
     analytics,
     tracker,
     limits,
+    webhooks,
+    webhookWorker,
     bus,
   };
 }

@@ -10,6 +10,8 @@ import { ProjectEntity } from '../modules/projects/project.entity';
 import { TransactionRecordEntity } from '../modules/transactions/transaction-record.entity';
 import { ChainTransactionEntity } from '../modules/wallets/chain-transaction.entity';
 import { CustodialWalletEntity } from '../modules/wallets/custodial-wallet.entity';
+import { WebhookDeliveryEntity } from '../modules/webhooks/webhook-delivery.entity';
+import { WebhookEntity } from '../modules/webhooks/webhook.entity';
 
 /** Every TypeORM entity of the service; each lives beside its domain in src/modules. */
 export const ENTITIES = [
@@ -22,5 +24,7 @@ export const ENTITIES = [
   TransactionRecordEntity,
   FaucetDripEntity,
   ApiKeyEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
   ...EXPLORER_ENTITIES,
 ];

@@ -10,6 +10,7 @@ import type { ApiKeyService } from '../modules/keys/keys.service';
 import type { ProjectService } from '../modules/projects/projects.service';
 import type { TransactionService } from '../modules/transactions/transactions.service';
 import type { WalletService } from '../modules/wallets/wallets.service';
+import type { WebhookService } from '../modules/webhooks/webhooks.service';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { ContractsResolver } from '../modules/contracts/contracts.resolver';
 import { ContractEventsResolver, type ContractEventsService } from '../modules/events';
@@ -21,6 +22,7 @@ import { ProjectsResolver } from '../modules/projects/projects.resolver';
 import { ServerTimeResolver } from '../modules/system/server-time.resolver';
 import { TransactionsResolver } from '../modules/transactions/transactions.resolver';
 import { WalletsResolver } from '../modules/wallets/wallets.resolver';
+import { WebhooksResolver } from '../modules/webhooks/webhooks.resolver';
 
 /** Every resolver of the schema; each lives beside its domain in src/modules. */
 // GatewayResolver first: SOFA registers routes in schema order and the router tries them in that
@@ -34,6 +36,7 @@ export const RESOLVERS = [
   FaucetResolver,
   ContractsResolver,
   KeysResolver,
+  WebhooksResolver,
   AnalyticsResolver,
   ContractEventsResolver,
   TransactionsResolver,
@@ -53,6 +56,7 @@ export interface ResolverServices {
   projects: ProjectService;
   transactions: TransactionService;
   wallets: WalletService;
+  webhooks: WebhookService;
   loginLimit: RequestLimit;
 }
 
@@ -68,6 +72,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [FaucetResolver, new FaucetResolver(s.faucet)],
     [ContractsResolver, new ContractsResolver(s.contracts)],
     [KeysResolver, new KeysResolver(s.keys)],
+    [WebhooksResolver, new WebhooksResolver(s.webhooks)],
     [AnalyticsResolver, new AnalyticsResolver(s.analytics)],
     [ContractEventsResolver, new ContractEventsResolver(s.events)],
     [TransactionsResolver, new TransactionsResolver(s.transactions)],

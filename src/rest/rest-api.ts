@@ -258,9 +258,10 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   router.use(async (req, res, next) => {
     try {
       const url = new URL(req.originalUrl, 'http://rest.local');
-      // SOFA's own extras (webhook subscriptions that POST to a caller-given URL, a docs page) are
-      // not part of this API: refused before SOFA sees the request.
-      if (url.pathname.startsWith(`${base}/webhook`) || url.pathname.startsWith(`${base}/docs`)) {
+      // SOFA's own extras (webhook subscriptions at /webhook that POST to a caller-given URL, a docs
+      // page) are not part of this API: refused before SOFA sees the request. `/webhooks/...` is ours.
+      const sofaWebhook = url.pathname === `${base}/webhook` || url.pathname.startsWith(`${base}/webhook/`);
+      if (sofaWebhook || url.pathname.startsWith(`${base}/docs`)) {
         sendError(res, { status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${url.pathname}` });
         return;
       }

@@ -214,6 +214,39 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: 'dev-jwt',
     summary: 'Revoke an API key',
   },
+  // Webhooks
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/developers/{id}/webhooks',
+    field: 'Mutation.createWebhook',
+    auth: 'dev-jwt',
+    summary: 'Create a webhook (its signing secret is shown once)',
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/developers/{id}/webhooks',
+    field: 'Query.webhooks',
+    auth: 'dev-jwt',
+    summary: 'The caller’s active webhooks, without secrets',
+  },
+  {
+    area: 'devportal',
+    method: 'DELETE',
+    path: '/webhooks/{webhookId}',
+    field: 'Mutation.deleteWebhook',
+    auth: 'dev-jwt',
+    summary: 'Delete a webhook; its pending deliveries stop',
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/webhooks/{webhookId}/deliveries',
+    field: 'Query.webhookDeliveries',
+    auth: 'dev-jwt',
+    summary: 'Recent deliveries of a webhook, newest first',
+  },
   // Gateway
   {
     area: 'devportal',

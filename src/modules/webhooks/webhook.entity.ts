@@ -1,0 +1,48 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** What a webhook can subscribe to. */
+export type WebhookEventType = 'contract.event' | 'transaction.status';
+export type WebhookStatus = 'active' | 'deleted';
+
+/** A developer's webhook; its signing secret is kept sealed (AES-256-GCM), never in clear. */
+@Entity('webhooks')
+@Index('webhooks_developer_idx', ['developerId', 'createdAt'])
+export class WebhookEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column({ name: 'developer_id', type: 'uuid' })
+  developerId!: string;
+
+  @Column({ type: 'text' })
+  url!: string;
+
+  @Column({ type: 'text', array: true })
+  events!: WebhookEventType[];
+
+  @Column({ name: 'contract_id', type: 'uuid', nullable: true })
+  contractId!: string | null;
+
+  /** Canonical signature of the one contract event wanted; null for every event. */
+  @Column({ type: 'text', nullable: true })
+  event!: string | null;
+
+  @Column({ type: 'text' })
+  status!: WebhookStatus;
+
+  @Column({ name: 'secret_sealed', type: 'bytea', select: false })
+  secretSealed!: Buffer;
+
+  /** Position of the last contract event fanned out (block, log index). */
+  @Column({ name: 'event_cursor_block', type: 'bigint', nullable: true })
+  eventCursorBlock!: string | null;
+
+  @Column({ name: 'event_cursor_log', type: 'integer', nullable: true })
+  eventCursorLog!: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+}

@@ -1,0 +1,332 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ChainRegistry } from '../../chain/chain-registry';
+import { AppError } from '../../errors/app-error';
+import { decodeCursorWith, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
+import type { Logger } from '../../logger';
+import type { Session } from '../../auth/session';
+import type { ContractService } from '../contracts';
+import { findEventSignature } from './abi-event';
+import type { WebhookEventType } from './webhook.entity';
+import { generateWebhookSecret, openWebhookSecret, sealWebhookSecret, webhookSecretKey } from './webhook-secret';
+import { checkWebhookUrl, systemResolver, type Resolver, type TargetPolicy } from './webhook-target';
+import type {
+  CreateWebhookInput,
+  CreatedWebhook,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookInfo,
+  WebhookList,
+} from './webhooks.types';
+
+/** A transaction record as the transactions module reports each status change of it. */
+export interface TransactionRecordView {
+  id: string;
+  kind: 'invoke' | 'deploy' | 'faucet';
+  network: string;
+  contractId: string | null;
+  method: string | null;
+  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed';
+  txHash: string | null;
+  nonce: number | null;
+  blockNumber: number | null;
+  gasUsed: string | null;
+  revertReason: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  developerId: string;
+}
+
+/** A decoded contract event, as the events module lists it. */
+export interface ContractEventItem {
+  event: string;
+  signature: string;
+  args: Record<string, unknown>;
+  address: string;
+  blockNumber: number;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: number;
+  timestamp: number;
+}
+
+/** Position of an event in the chain: after it comes the next one. */
+export interface EventPosition {
+  blockNumber: number;
+  logIndex: number;
+}
+
+/** The events module, as the webhooks see it: indexed events of a contract after a position, oldest first. */
+export interface ContractEventSource {
+  eventsAfter(
+    contractId: string,
+    event: string | null,
+    after: EventPosition | null,
+    limit: number,
+  ): Promise<ContractEventItem[]>;
+}
+
+/** Webhooks one developer may have active at once. */
+export const MAX_WEBHOOKS = 20;
+/** Log index written with the head block at creation: every event of that block counts as before. */
+const END_OF_BLOCK = 2_147_483_647;
+
+interface WebhookRow {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  contract_id: string | null;
+  event: string | null;
+  status: string;
+  created_at: Date;
+}
+
+const toInfo = (w: WebhookRow): WebhookInfo => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  contractId: w.contract_id,
+  event: w.event,
+  status: w.status,
+  createdAt: w.created_at,
+});
+
+const WEBHOOK_COLUMNS = 'id, url, events, contract_id, event, status, created_at';
+
+export interface WebhookServiceOptions {
+  /** The service's encryption key (WALLET_ENCRYPTION_KEY); webhook secrets are sealed under a key derived from it. */
+  encryptionKey: Buffer;
+  policy: TargetPolicy;
+  resolve?: Resolver;
+}
+
+/** One message to insert into the outbox. */
+export interface OutboxMessage {
+  webhookId: string;
+  type: WebhookEventType;
+  data: unknown;
+}
+
+/** Creates, lists and deletes webhooks, and writes their messages into the outbox. */
+export class WebhookService {
+  private readonly sealingKey: Buffer;
+  readonly policy: TargetPolicy;
+  readonly resolve: Resolver;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly contracts: ContractService,
+    private readonly chains: ChainRegistry,
+    options: WebhookServiceOptions,
+    private readonly logger: Logger,
+  ) {
+    this.sealingKey = webhookSecretKey(options.encryptionKey);
+    this.policy = options.policy;
+    this.resolve = options.resolve ?? systemResolver;
+  }
+
+  async create(session: Session, developerId: string, input: CreateWebhookInput): Promise<CreatedWebhook> {
+    const caller = await session.self(developerId);
+    const events = [...new Set(input.events)] as string[] as WebhookEventType[];
+    const wantsEvents = events.includes('contract.event');
+    if (wantsEvents && !input.contractId) {
+      throw new AppError('VALIDATION_FAILED', 'contract.event needs a contractId', { field: 'contractId' });
+    }
+    if (input.event !== undefined && input.event !== null) {
+      if (input.event.trim() === '')
+        throw new AppError('VALIDATION_FAILED', 'event must not be empty', { field: 'event' });
+      if (!input.contractId) throw new AppError('VALIDATION_FAILED', 'event needs a contractId', { field: 'event' });
+      if (!wantsEvents) {
+        throw new AppError('VALIDATION_FAILED', 'event filters contract.event, which events does not name', {
+          field: 'event',
+        });
+      }
+    }
+    const url = await checkWebhookUrl(input.url, this.policy, this.resolve);
+    let event: string | null = null;
+    let cursor: { block: number; log: number } | null = null;
+    const contractId = input.contractId ?? null;
+    if (contractId) {
+      const contract = await this.contracts.require(contractId);
+      if (contract.ownerId !== caller.id) throw new AppError('NOT_FOUND', 'No such contract');
+      if (input.event) event = findEventSignature(contract.abi, input.event.trim());
+      // Events are sent from the chain's head at creation on: earlier ones are history, not news.
+      if (wantsEvents) {
+        const head = await this.chains.withRetry(contract.network, (p) => p.getBlockNumber());
+        cursor = { block: head, log: END_OF_BLOCK };
+      }
+    }
+    const id = randomUUID();
+    const secret = generateWebhookSecret();
+    const sealed = sealWebhookSecret(secret, id, this.sealingKey);
+    const row = await this.ds.transaction(async (tx) => {
+      // One developer's creations are serialized so that concurrent requests cannot pass the cap together.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhooks:${caller.id}`]);
+      const [{ active }] = (await tx.query(
+        `SELECT count(*)::int AS active FROM webhooks WHERE developer_id = $1 AND status = 'active'`,
+        [caller.id],
+      )) as [{ active: number }];
+      if (active >= MAX_WEBHOOKS) {
+        throw new AppError(
+          'INVALID_STATE',
+          `A developer has at most ${MAX_WEBHOOKS} webhooks; delete one before creating another`,
+          { activeWebhooks: active, limit: MAX_WEBHOOKS },
+        );
+      }
+      const [created] = (await tx.query(
+        `INSERT INTO webhooks (id, developer_id, url, events, contract_id, event, status, secret_sealed,
+           event_cursor_block, event_cursor_log)
+         VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9) RETURNING ${WEBHOOK_COLUMNS}`,
+        [id, caller.id, url.href, events, contractId, event, sealed, cursor?.block ?? null, cursor?.log ?? null],
+      )) as WebhookRow[];
+      return created!;
+    });
+    this.logger.info({ developerId: caller.id, webhookId: id, events }, 'webhook created');
+    return { ...toInfo(row), secret };
+  }
+
+  async list(session: Session, developerId: string): Promise<WebhookList> {
+    const caller = await session.self(developerId);
+    const rows = (await this.ds.query(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE developer_id = $1 AND status = 'active'
+        ORDER BY created_at, id`,
+      [caller.id],
+    )) as WebhookRow[];
+    return { items: rows.map(toInfo) };
+  }
+
+  /**
+   * Deletes a webhook of the caller: it stops at once (its pending deliveries are cancelled; one in
+   * flight is recorded as delivered if it succeeds) and is no longer listed; its delivery log stays readable. Deleting twice
+   * answers the same.
+   */
+  async delete(session: Session, webhookId: string): Promise<WebhookInfo> {
+    const caller = await session.developer();
+    const row = await this.ds.transaction(async (tx) => {
+      const [updated] = (await tx.query(
+        `UPDATE webhooks SET status = 'deleted', deleted_at = coalesce(deleted_at, now())
+          WHERE id = $1 AND developer_id = $2 RETURNING ${WEBHOOK_COLUMNS}`,
+        [isUuid(webhookId) ? webhookId : null, caller.id],
+      )) as [WebhookRow[], number];
+      const found = updated[0];
+      if (!found) throw new AppError('NOT_FOUND', 'No such webhook');
+      await tx.query(
+        `UPDATE webhook_deliveries SET status = 'cancelled', finished_at = now()
+          WHERE webhook_id = $1 AND status = 'pending'`,
+        [webhookId],
+      );
+      return found;
+    });
+    this.logger.info({ developerId: caller.id, webhookId }, 'webhook deleted');
+    return toInfo(row);
+  }
+
+  /** A page of a webhook's deliveries, newest first (the caller's webhooks only, deleted ones included). */
+  async deliveries(
+    session: Session,
+    webhookId: string,
+    limit: number | null | undefined,
+    cursor: string | null | undefined,
+  ): Promise<WebhookDeliveryPage> {
+    const caller = await session.developer();
+    const size = pageLimit(limit);
+    const [owned] = isUuid(webhookId)
+      ? ((await this.ds.query('SELECT 1 FROM webhooks WHERE id = $1 AND developer_id = $2', [
+          webhookId,
+          caller.id,
+        ])) as unknown[])
+      : [];
+    if (!owned) throw new AppError('NOT_FOUND', 'No such webhook');
+    // A cursor names its webhook: one from another webhook's log is refused like a tampered one.
+    const before = decodeCursorWith(cursor, (p) =>
+      p.webhook === webhookId && typeof p.seq === 'string' && /^[1-9]\d{0,18}$/.test(p.seq) ? p.seq : undefined,
+    );
+    const rows = (await this.ds.query(
+      `SELECT id, seq::text AS position, type, status, attempts, last_response_status, next_attempt_at, created_at
+         FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
+        ORDER BY seq DESC LIMIT $3`,
+      [webhookId, before ?? null, size + 1],
+    )) as Array<{
+      id: string;
+      position: string;
+      type: string;
+      status: string;
+      attempts: number;
+      last_response_status: number | null;
+      next_attempt_at: Date;
+      created_at: Date;
+    }>;
+    const page = rows.slice(0, size);
+    const items: WebhookDelivery[] = page.map((d) => ({
+      id: d.id,
+      type: d.type,
+      status: d.status,
+      attempts: d.attempts,
+      lastResponseStatus: d.last_response_status,
+      nextAttemptAt: d.status === 'pending' ? d.next_attempt_at : null,
+      createdAt: d.created_at,
+    }));
+    const last = page[page.length - 1];
+    return {
+      items,
+      nextCursor: rows.length > size && last ? encodeCursor({ webhook: webhookId, seq: last.position }) : null,
+    };
+  }
+
+  /**
+   * Called by the transactions module inside the transaction of each status change: one message per
+   * active webhook of the developer subscribed to transaction.status (and to this contract, when
+   * the webhook names one), committed or rolled back with the change itself.
+   */
+  async transactionStatusChanged(manager: EntityManager, record: TransactionRecordView): Promise<void> {
+    const webhooks = (await manager.query(
+      `SELECT id FROM webhooks
+        WHERE developer_id = $1 AND status = 'active' AND 'transaction.status' = ANY(events)
+          AND (contract_id IS NULL OR contract_id = $2)
+        ORDER BY id FOR NO KEY UPDATE`,
+      [record.developerId, record.contractId],
+    )) as Array<{ id: string }>;
+    if (webhooks.length === 0) return;
+    const { developerId: _owner, ...data } = record;
+    await this.enqueue(
+      manager,
+      webhooks.map((w) => ({ webhookId: w.id, type: 'transaction.status', data })),
+    );
+  }
+
+  /**
+   * Inserts messages into the outbox in `manager`'s transaction. The caller holds each webhook's row
+   * lock (FOR NO KEY UPDATE) until commit, so a webhook's messages are numbered in commit order.
+   */
+  async enqueue(manager: EntityManager, messages: OutboxMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const ids: string[] = [];
+    const webhookIds: string[] = [];
+    const types: string[] = [];
+    const bodies: string[] = [];
+    const times: string[] = [];
+    for (const m of messages) {
+      const id = randomUUID();
+      const createdAt = new Date().toISOString();
+      ids.push(id);
+      webhookIds.push(m.webhookId);
+      types.push(m.type);
+      bodies.push(JSON.stringify({ id, type: m.type, createdAt, data: m.data }));
+      times.push(createdAt);
+    }
+    await manager.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, type, body, status, created_at)
+       SELECT id, webhook_id, type, body, 'pending', created_at
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+           WITH ORDINALITY AS m(id, webhook_id, type, body, created_at, n)
+        ORDER BY n`,
+      [ids, webhookIds, types, bodies, times],
+    );
+  }
+
+  /** The signing secret of a webhook, opened for the moment of signing. */
+  signingSecret(webhookId: string, sealed: Buffer): string {
+    return openWebhookSecret(sealed, webhookId, this.sealingKey);
+  }
+}
