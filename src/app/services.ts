@@ -129,8 +129,10 @@ export function createServices(deps: {
     },
     deps.logger,
   );
-  // Contract events reach webhooks once the events module hands its source in here.
-  const webhookWorker = new WebhookDeliveryWorker(deps.ds, webhooks, undefined, deps.logger);
+  // Every record's status change is queued for the developer's webhooks in its own database transaction.
+  if (!deps.transactionSink) records.useSink(webhooks);
+  const webhookWorker = new WebhookDeliveryWorker(deps.ds, webhooks, events, deps.logger);
+  webhookWorker.wakeOnIndexed(explorer.runtime.indexed);
   const tracker = new TransactionTracker(
     deps.ds,
     deps.chains,

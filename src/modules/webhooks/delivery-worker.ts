@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../../logger';
+import { NETWORKS } from '../../kernel/network';
+import type { IndexSignal } from '../explorer';
 import { DELIVERY_TIMEOUT_MS, postMessage, type AttemptOutcome } from './webhook-sender';
 import type { ContractEventSource, WebhookService } from './webhooks.service';
 
@@ -67,6 +69,9 @@ export class WebhookDeliveryWorker {
   private pass: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private abort = new AbortController();
+  /** A wake-up came during a pass: run the next one at once. */
+  private again = false;
+  private indexed: Pick<IndexSignal, 'version' | 'wait'> | undefined;
 
   constructor(
     private readonly ds: DataSource,
@@ -83,6 +88,28 @@ export class WebhookDeliveryWorker {
     this.running = true;
     this.abort = new AbortController();
     this.schedule(0);
+    if (this.indexed) for (const network of NETWORKS) void this.followIndex(this.indexed, network);
+  }
+
+  /** Contract events fan out as soon as their blocks are indexed, not at the next poll. */
+  wakeOnIndexed(signal: Pick<IndexSignal, 'version' | 'wait'>): void {
+    this.indexed = signal;
+  }
+
+  /** Runs a pass now (or right after the one running). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.pass) this.again = true;
+    else this.schedule(0);
+  }
+
+  private async followIndex(signal: Pick<IndexSignal, 'version' | 'wait'>, network: (typeof NETWORKS)[number]) {
+    const stopped = new Promise<void>((resolve) => this.abort.signal.addEventListener('abort', () => resolve()));
+    while (this.running) {
+      const version = signal.version(network);
+      await signal.wait(network, version, 60_000, stopped);
+      if (signal.version(network) !== version) this.wake();
+    }
   }
 
   /**
@@ -104,7 +131,9 @@ export class WebhookDeliveryWorker {
     this.timer = setTimeout(() => {
       this.pass = this.runPass().finally(() => {
         this.pass = undefined;
-        this.schedule(this.options.pollMs);
+        const again = this.again;
+        this.again = false;
+        this.schedule(again ? 0 : this.options.pollMs);
       });
     }, ms);
   }
