@@ -152,27 +152,7 @@ export class WebhookDeliveryWorker {
     const room = this.options.concurrency - this.inFlight.size;
     if (room <= 0 || !this.running) return;
     const lease = randomUUID();
-    const claimed = (await this.ds.query(
-      `WITH next AS (
-         SELECT d.id FROM webhooks w
-         CROSS JOIN LATERAL (
-           SELECT id, next_attempt_at, lease_until FROM webhook_deliveries
-            WHERE webhook_id = w.id AND status = 'pending' ORDER BY seq LIMIT 1
-         ) d
-         WHERE w.status = 'active' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-         ORDER BY d.next_attempt_at
-         LIMIT $1
-       )
-       UPDATE webhook_deliveries u
-          SET lease_token = $2, lease_until = now() + $3 * interval '1 millisecond',
-              first_attempt_at = coalesce(u.first_attempt_at, now())
-         FROM next, webhooks w
-        WHERE u.id = next.id AND w.id = u.webhook_id AND u.status = 'pending'
-          AND (u.lease_until IS NULL OR u.lease_until < now())
-       RETURNING u.id, u.webhook_id, u.body, u.attempts, w.url, w.secret_sealed`,
-      [room, lease, this.options.leaseMs],
-    )) as [Claimed[], number];
-    for (const delivery of claimed[0]) {
+    for (const delivery of await this.claim(room, lease, null)) {
       const attempt: Promise<void> = this.attempt(delivery, lease)
         .catch((err: unknown) =>
           this.logger.error({ err, deliveryId: delivery.id, webhookId: delivery.webhook_id }, 'webhook attempt failed'),
@@ -184,6 +164,35 @@ export class WebhookDeliveryWorker {
         });
       this.inFlight.add(attempt);
     }
+  }
+
+  /**
+   * Leases the oldest pending delivery of up to `room` webhooks (of `webhookId` alone when given)
+   * whose turn it is: due, not leased, and the webhook active.
+   */
+  private async claim(room: number, lease: string, webhookId: string | null): Promise<Claimed[]> {
+    const claimed = (await this.ds.query(
+      `WITH next AS (
+         SELECT d.id FROM webhooks w
+         CROSS JOIN LATERAL (
+           SELECT id, next_attempt_at, lease_until FROM webhook_deliveries
+            WHERE webhook_id = w.id AND status = 'pending' ORDER BY seq LIMIT 1
+         ) d
+         WHERE w.status = 'active' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+           AND ($4::uuid IS NULL OR w.id = $4::uuid)
+         ORDER BY d.next_attempt_at
+         LIMIT $1
+       )
+       UPDATE webhook_deliveries u
+          SET lease_token = $2, lease_until = now() + $3 * interval '1 millisecond',
+              first_attempt_at = coalesce(u.first_attempt_at, now())
+         FROM next, webhooks w
+        WHERE u.id = next.id AND w.id = u.webhook_id AND u.status = 'pending'
+          AND (u.lease_until IS NULL OR u.lease_until < now())
+       RETURNING u.id, u.webhook_id, u.body, u.attempts, w.url, w.secret_sealed`,
+      [room, lease, this.options.leaseMs, webhookId],
+    )) as [Claimed[], number];
+    return claimed[0];
   }
 
   /** One POST of a claimed delivery, and its outcome written under the claim's lease. */
@@ -221,6 +230,11 @@ export class WebhookDeliveryWorker {
         [d.id, lease, outcome.status],
       );
       this.logger.debug({ deliveryId: d.id, webhookId: d.webhook_id, status: outcome.status }, 'webhook delivered');
+      // The webhook's next message goes at once in this slot, not at the next pass (a burst of events drains fast).
+      if (!this.running) return;
+      const nextLease = randomUUID();
+      const [next] = await this.claim(1, nextLease, d.webhook_id);
+      if (next) return this.attempt(next, nextLease);
       return;
     }
     const delayMs = retryDelayMs(d.attempts + 1, this.options);
