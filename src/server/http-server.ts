@@ -114,6 +114,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   });
   const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors });
 
+  // Express, the last step: ops routes, docs, GraphQL over HTTP, SOFA's REST, then the errors.
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -124,6 +125,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   app.use(notFound(errors));
   app.use(withErrors(errors));
 
+  // The steps every HTTP request meets, in this order.
   server.on(
     'request',
     inOrder(
