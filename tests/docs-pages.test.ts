@@ -38,6 +38,32 @@ describe('documentation pages over HTTP', () => {
     }
   });
 
+  it("the documents carry helmet's page headers; JSON answers only what an API needs (SECURITY.md)", async () => {
+    for (const [page, accept] of [
+      ['/', 'text/html'],
+      ['/docs', 'text/html'],
+      ['/graphql', 'text/html'],
+    ]) {
+      const res = await get(page!, { accept: accept! });
+      expect({ page, frame: res.headers.get('x-frame-options') }).toEqual({ page, frame: 'SAMEORIGIN' });
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const json = await get('/api/explorer/openapi.json');
+    expect(json.status).toBe(200);
+    expect(json.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(json.headers.get('x-frame-options')).toBe('DENY');
+    for (const pageOnly of [
+      'referrer-policy',
+      'cross-origin-opener-policy',
+      'origin-agent-cluster',
+      'x-xss-protection',
+    ]) {
+      expect({ pageOnly, value: json.headers.get(pageOnly) }).toEqual({ pageOnly, value: null });
+    }
+  });
+
   it('GET /graphql from a browser is GraphiQL from the service, not Apollo Sandbox from a CDN', async () => {
     const res = await get('/graphql', { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
     expect(res.status).toBe(200);

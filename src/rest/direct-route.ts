@@ -23,6 +23,7 @@ import { AppError } from '../errors/app-error';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
 import type { RequestContext } from '../auth/request-context';
+import { sendErrorResponse } from './rest-errors';
 import { successStatus, type RestRoute } from './routes';
 
 export interface DirectRouteOptions {
@@ -232,13 +233,13 @@ export function directDispatcher(
     try {
       for (let i = 0; i < endpoint.names.length; i++) params[endpoint.names[i]!] = decodeURIComponent(match[i + 1]!);
     } catch {
-      reply(res, { status: hooks.badPath.status, body: errorBody(hooks.badPath) });
+      sendErrorResponse(res, hooks.badPath);
       req.resume();
       return true;
     }
     const declared = Number(req.headers['content-length']);
     if (declared > hooks.maxBody) {
-      reply(res, { status: 413, body: errorBody(hooks.tooLarge) });
+      sendErrorResponse(res, hooks.tooLarge);
       req.resume();
       return true;
     }
@@ -250,7 +251,7 @@ export function directDispatcher(
       size += chunk.length;
       if (size > hooks.maxBody) {
         refused = true;
-        reply(res, { status: 413, body: errorBody(hooks.tooLarge) });
+        sendErrorResponse(res, hooks.tooLarge);
         return;
       }
       chunks.push(chunk);
@@ -270,8 +271,7 @@ export function directDispatcher(
             res.destroy();
             return;
           }
-          const e = hooks.unexpected(error, requestId);
-          reply(res, { status: e.status, body: errorBody(e), headers: e.headers });
+          sendErrorResponse(res, hooks.unexpected(error, requestId));
         });
     });
     return true;

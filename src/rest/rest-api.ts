@@ -22,7 +22,7 @@ import { assertCost } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
-import { assertStrictBodyTypes, toRestError } from './rest-errors';
+import { assertStrictBodyTypes, sendErrorResponse, toRestError } from './rest-errors';
 import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
 /** What the REST layer hands SOFA for each request: the app context and the parsed body. */
@@ -53,11 +53,6 @@ const DEPTH_LIMIT = 3;
 /** Body size limit of API.md §1. */
 export const MAX_BODY = '1mb';
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-const sendError = (res: express.Response, e: PublicError): void => {
-  for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
-  res.status(e.status).json(errorBody(e));
-};
 
 /** The schema SOFA sees for one area: only the root fields that have a route there. */
 function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
@@ -262,12 +257,12 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       // page) are not part of this API: refused before SOFA sees the request. `/webhooks/...` is ours.
       const sofaWebhook = url.pathname === `${base}/webhook` || url.pathname.startsWith(`${base}/webhook/`);
       if (sofaWebhook || url.pathname.startsWith(`${base}/docs`)) {
-        sendError(res, { status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${url.pathname}` });
+        sendErrorResponse(res, { status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${url.pathname}` });
         return;
       }
       const badParam = req.method === 'GET' ? badNumericParam(url) : undefined;
       if (badParam) {
-        sendError(res, badParam);
+        sendErrorResponse(res, badParam);
         return;
       }
       const appContext = opts.makeContext(req);
@@ -285,7 +280,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       const isJson = response?.headers.get('content-type')?.includes('json') ?? false;
       if (!response || !isJson) {
         // No SOFA route answered: a JSON 404.
-        sendError(res, {
+        sendErrorResponse(res, {
           status: 404,
           code: 'NOT_FOUND',
           message: `No route ${req.method} ${url.pathname}`,

@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import {
   getNullableType,
   isInputObjectType,
@@ -10,7 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../errors/app-error';
-import type { PublicError } from '../errors/error-map';
+import { errorBody, type PublicError } from '../errors/error-map';
 
 /**
  * REST clients send JSON bodies, path and query parameters, not GraphQL variables: their errors
@@ -128,4 +129,17 @@ export function assertStrictBodyTypes(args: ExecutionArgs, bodyFields: ReadonlyS
     const field = firstNonArray(type, args.variableValues?.[name], name === 'input' ? 'body' : name);
     if (field) throw new AppError('VALIDATION_FAILED', `${field} must be an array`, { field });
   }
+}
+
+/**
+ * The HTTP JSON face's one writer of an error (REST, the direct routes, the edge's refusals, the
+ * ops routes): its status, its headers (Retry-After...) and the body of API.md §1.
+ */
+export function sendErrorResponse(res: http.ServerResponse, e: PublicError): void {
+  const text = JSON.stringify(errorBody(e));
+  res.statusCode = e.status;
+  if (e.headers) for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import express from 'express';
+import { pageHeaders } from './with-hygiene-headers';
 
 /**
  * The browsable documentation: a start page, GraphiQL on GET /graphql for browsers and Swagger UI
@@ -105,17 +106,21 @@ export function wantsGraphiQL(req: express.Request): boolean {
   );
 }
 
+/** The documents and their assets, with helmet's headers for browser pages (SECURITY.md). */
 export function docsPages(): express.Router {
   const router = express.Router();
   const assets = { maxAge: '1d', index: false } as const;
-  router.get('/', html(START_PAGE));
-  router.get('/docs', html(SWAGGER_PAGE));
-  router.get('/docs/assets/graphiql-start.js', script(GRAPHIQL_START));
-  router.get('/docs/assets/swagger-start.js', script(SWAGGER_START));
-  router.use('/docs/assets/swagger-ui', express.static(packageDir('swagger-ui-dist'), assets));
-  router.use('/docs/assets/graphiql', express.static(packageDir('graphiql'), assets));
-  router.use('/docs/assets/react/umd', express.static(path.join(packageDir('react'), 'umd'), assets));
-  router.use('/docs/assets/react-dom/umd', express.static(path.join(packageDir('react-dom'), 'umd'), assets));
-  router.get('/graphql', (req, res, next) => (wantsGraphiQL(req) ? html(GRAPHIQL_PAGE)(req, res) : next()));
+  const pages = pageHeaders();
+  router.get('/', pages, html(START_PAGE));
+  router.get('/docs', pages, html(SWAGGER_PAGE));
+  router.get('/docs/assets/graphiql-start.js', pages, script(GRAPHIQL_START));
+  router.get('/docs/assets/swagger-start.js', pages, script(SWAGGER_START));
+  router.use('/docs/assets/swagger-ui', pages, express.static(packageDir('swagger-ui-dist'), assets));
+  router.use('/docs/assets/graphiql', pages, express.static(packageDir('graphiql'), assets));
+  router.use('/docs/assets/react/umd', pages, express.static(path.join(packageDir('react'), 'umd'), assets));
+  router.use('/docs/assets/react-dom/umd', pages, express.static(path.join(packageDir('react-dom'), 'umd'), assets));
+  router.get('/graphql', (req, res, next) =>
+    wantsGraphiQL(req) ? pages(req, res, () => html(GRAPHIQL_PAGE)(req, res)) : next(),
+  );
   return router;
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clientAddressOf, hasMetricsToken, responseHygiene } from './edge';
+import { clientAddressOf, hasMetricsToken } from './edge';
+import { withHygieneHeaders } from './with-hygiene-headers';
 
 const request = (remoteAddress: string, forwarded?: string) =>
   ({
@@ -23,7 +24,7 @@ describe('client address', () => {
 
 describe('response hygiene', () => {
   async function serve(origins: string[] | undefined) {
-    const hygiene = responseHygiene(origins);
+    const hygiene = withHygieneHeaders(origins);
     const server = http.createServer((req, res) => hygiene(req, res, () => res.end('ok')));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -72,6 +73,25 @@ describe('response hygiene', () => {
       } finally {
         server.close();
       }
+    }
+  });
+
+  it('writes nosniff, a frame denial and CORS on an API answer, and none of the page headers', async () => {
+    const { server, url } = await serve(undefined);
+    try {
+      const res = await fetch(`${url}/x`);
+      const names = [...res.headers.keys()].filter(
+        (k) => !['date', 'connection', 'keep-alive', 'content-length'].includes(k),
+      );
+      expect(names.sort()).toEqual([
+        'access-control-allow-origin',
+        'access-control-expose-headers',
+        'x-content-type-options',
+        'x-frame-options',
+      ]);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    } finally {
+      server.close();
     }
   });
 

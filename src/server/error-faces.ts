@@ -1,0 +1,117 @@
+import type http from 'node:http';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { toPublicError, type PublicError } from '../errors/error-map';
+import type { Logger } from '../logger';
+import type { RequestContext } from '../auth/request-context';
+import { sendErrorResponse } from '../rest/rest-errors';
+import type { Metrics } from './metrics';
+
+/**
+ * How an error becomes an answer, one adapter per face, every one fed by the one error map
+ * (`toPublicError`, src/errors/error-map.ts). An error the map does not know is answered as a bare
+ * INTERNAL, counted (`unexpected_errors_total`) and logged with the request id, on every face.
+ *
+ * - HTTP JSON (REST, the direct routes, the edge's refusals, the ops routes): `http`, the body of
+ *   API.md §1 with the error's status (`sendErrorResponse`, src/rest/rest-errors.ts, which the
+ *   REST layer writes with too).
+ * - GraphQL over HTTP: `graphql` and `sendGraphQL` for answers given before Apollo runs (the
+ *   admission pipeline, the rate limit), `apollo` for Apollo's own: 200 with `errors[]`, each with
+ *   `extensions.code` and the request id.
+ * - GraphQL over WebSocket: `ws`, the same error as a GraphQLError for graphql-ws to send.
+ */
+export interface ErrorFaces {
+  /** Counts and logs an error answered as 500 INTERNAL, with the request id when known. */
+  reportUnexpected(err: unknown, requestId: string | undefined): void;
+  /** Any thrown value as a public error (an unexpected one counted and logged). */
+  publicError(error: unknown, requestId: string | undefined): PublicError;
+  /** HTTP JSON: writes `e` as the answer. */
+  http(res: http.ServerResponse, e: PublicError): void;
+  /** GraphQL: one entry of `errors[]`, with the request id. */
+  graphql(error: unknown, requestId: string): GraphQLFormattedError;
+  /** The same, of an error already mapped. */
+  graphqlOf(e: PublicError, requestId: string): GraphQLFormattedError;
+  /** GraphQL over HTTP, before Apollo: 200 with `errors[]` (API.md §1) and the error's headers. */
+  sendGraphQL(res: http.ServerResponse, errors: GraphQLFormattedError[], headers?: Record<string, string>): void;
+  /** GraphQL over HTTP, through Apollo: its formatError and the plugin adding request ids. */
+  apollo: {
+    formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+    plugin: ApolloServerPlugin<RequestContext>;
+  };
+  /** GraphQL over WebSocket. */
+  ws(error: unknown, requestId: string): GraphQLError;
+}
+
+/** A public error as an entry of GraphQL's `errors[]`: the API.md code in extensions.code. */
+const asGraphQL = (e: PublicError, formatted: GraphQLFormattedError): GraphQLFormattedError => ({
+  message: e.message,
+  locations: formatted.locations,
+  path: formatted.path,
+  extensions: { code: e.code, ...(e.details ? { details: e.details } : {}) },
+});
+
+/** Every GraphQL error names the request it belongs to, as the logs do. */
+const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLFormattedError => ({
+  ...e,
+  extensions: { ...e.extensions, requestId },
+});
+
+const formattedOf = (error: unknown): GraphQLFormattedError =>
+  error instanceof GraphQLError ? error.toJSON() : { message: '' };
+
+export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
+  const reportUnexpected = (err: unknown, requestId: string | undefined): void => {
+    metrics.unexpectedErrors.inc();
+    logger.error({ err, requestId }, 'unexpected error');
+  };
+  const publicError = (error: unknown, requestId: string | undefined): PublicError =>
+    toPublicError(error, (err) => reportUnexpected(err, requestId));
+  const graphql = (error: unknown, requestId: string): GraphQLFormattedError =>
+    withRequestId(asGraphQL(publicError(error, requestId), formattedOf(error)), requestId);
+
+  // Apollo's formatError is not given the context: each error remembers its request.
+  const requestOfError = new WeakMap<object, string>();
+  const plugin: ApolloServerPlugin<RequestContext> = {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue }) {
+          for (const error of errors) requestOfError.set(error, contextValue.requestId);
+        },
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+          response.body.singleResult.errors = response.body.singleResult.errors.map((e) =>
+            withRequestId(e, contextValue.requestId),
+          );
+        },
+      };
+    },
+  };
+
+  return {
+    reportUnexpected,
+    publicError,
+    http: sendErrorResponse,
+    graphql,
+    graphqlOf: (e, requestId) => withRequestId(asGraphQL(e, { message: '' }), requestId),
+    sendGraphQL(res, errors, headers) {
+      const text = JSON.stringify({ errors });
+      if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    },
+    apollo: {
+      formatError: (formatted, error) => {
+        const requestId = typeof error === 'object' && error ? requestOfError.get(error) : undefined;
+        return asGraphQL(publicError(error, requestId), formatted);
+      },
+      plugin,
+    },
+    ws(error, requestId) {
+      const f = graphql(error, requestId);
+      return new GraphQLError(f.message, { extensions: f.extensions });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { credentialsFrom } from '../auth/credentials';
+import type { RequestContext } from '../auth/request-context';
+import { AppError } from '../errors/app-error';
+import { MAX_BODY_BYTES } from '../rest/rest-api';
+import type { GraphQLPipeline } from '../schema/limits';
+import type { ErrorFaces } from './error-faces';
+import type { RequestContexts } from './request-context';
+
+/** Subscriptions (and running operations) one WebSocket connection may hold (API.md §1a). */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
+export interface GraphQLWsOptions {
+  server: http.Server;
+  schema: GraphQLSchema;
+  pipeline: GraphQLPipeline;
+  clientAddress: (req: http.IncomingMessage) => string;
+  contexts: RequestContexts;
+  errors: ErrorFaces;
+  /** WS_CONNECTIONS_PER_IP. */
+  connectionsPerIp: number;
+}
+
+/**
+ * GraphQL over WebSocket (graphql-ws) on /graphql of the same server: the upgrade bypasses the
+ * HTTP steps, so it meets its own limits here (connections per address, message size,
+ * subscriptions per connection) and the same admission pipeline as GraphQL over HTTP.
+ * Returns what stops it.
+ */
+export function graphqlWs(opts: GraphQLWsOptions): { dispose(): void | Promise<void> } {
+  const { schema, pipeline, clientAddress, contexts, errors } = opts;
+  // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address.
+  const connections = new Map<string, number>();
+  const wss = new WebSocketServer({
+    server: opts.server,
+    path: '/graphql',
+    maxPayload: MAX_BODY_BYTES,
+    verifyClient: ({ req }, done) => {
+      if ((connections.get(clientAddress(req)) ?? 0) >= opts.connectionsPerIp) {
+        done(false, 429, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
+      } else {
+        done(true);
+      }
+    },
+  });
+  wss.on('connection', (socket, req) => {
+    const address = clientAddress(req);
+    connections.set(address, (connections.get(address) ?? 0) + 1);
+    socket.once('close', () => {
+      const left = (connections.get(address) ?? 1) - 1;
+      if (left <= 0) connections.delete(address);
+      else connections.set(address, left);
+    });
+  });
+  return useServer(
+    {
+      schema,
+      // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
+      onSubscribe: (ctx, _id, payload) => {
+        const requestId = randomUUID();
+        // ctx.subscriptions already holds this one.
+        if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+          return [
+            errors.ws(
+              new AppError(
+                'RATE_LIMITED',
+                `At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions on one connection; complete one first`,
+              ),
+              requestId,
+            ),
+          ];
+        }
+        try {
+          const admission = pipeline.admit(payload.query, payload.variables, payload.operationName);
+          if (admission.errors) return admission.errors.map((e) => errors.ws(e, requestId));
+          const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
+          return {
+            schema,
+            document: admission.document,
+            variableValues: payload.variables,
+            operationName: payload.operationName,
+            contextValue: contexts.forOperation(
+              requestId,
+              clientAddress(ctx.extra.request),
+              credentialsFrom(params),
+              params['idempotency-key'],
+            ),
+          };
+        } catch (error) {
+          return [errors.ws(error, requestId)];
+        }
+      },
+      onNext: (_ctx, _id, _payload, args, result) => {
+        if (!result.errors) return result;
+        const requestId = (args.contextValue as RequestContext).requestId;
+        return { ...result, errors: result.errors.map((e) => errors.graphql(e, requestId)) };
+      },
+    },
+    wss,
+  );
+}

@@ -1,0 +1,72 @@
+import http from 'node:http';
+import express from 'express';
+import type { PublicError } from '../errors/error-map';
+import type { ErrorFaces } from './error-faces';
+import { hasMetricsToken } from './edge';
+import type { Metrics } from './metrics';
+import { pathOf } from './step';
+
+export interface ReadinessReport {
+  ready: boolean;
+  database: { ready: boolean };
+  networks: Record<
+    string,
+    { healthy: boolean; chainId: number; latencyMs: number | null; error?: string; explorerIndexHalted?: string }
+  >;
+}
+
+export interface OpsOptions {
+  metrics: Metrics;
+  readiness: () => Promise<ReadinessReport>;
+  /** METRICS_TOKEN: /metrics wants it as a bearer token. METRICS_PORT: /metrics is served there instead. */
+  metricsToken?: string;
+  metricsPort?: number;
+  errors: ErrorFaces;
+}
+
+async function serveMetrics(metrics: Metrics, res: http.ServerResponse): Promise<void> {
+  const text = await metrics.registry.metrics();
+  res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+/** Routes (express): /healthz, /readyz and /metrics (never rate limited: see with-limits.ts). */
+export function opsRoutes(opts: OpsOptions): express.Router {
+  const { metrics, metricsToken, metricsPort, errors } = opts;
+  const router = express.Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const report = await opts.readiness();
+    res.status(report.ready ? 200 : 503).json(report);
+  });
+  router.get('/metrics', async (req, res) => {
+    if (metricsToken ? !hasMetricsToken(req, metricsToken) : metricsPort !== undefined) {
+      res.setHeader('www-authenticate', 'Bearer');
+      const e: PublicError = metricsToken
+        ? { status: 401, code: 'UNAUTHENTICATED', message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>' }
+        : { status: 404, code: 'NOT_FOUND', message: 'The metrics are served on METRICS_PORT' };
+      errors.http(res, e);
+      return;
+    }
+    await serveMetrics(metrics, res);
+  });
+  return router;
+}
+
+/** METRICS_PORT: the metrics alone, on a port kept off the public network. */
+export async function startMetricsServer(opts: OpsOptions & { host: string; port: number }): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && pathOf(req) === '/metrics') {
+      serveMetrics(opts.metrics, res).catch(() => res.destroy());
+      return;
+    }
+    opts.errors.http(res, { status: 404, code: 'NOT_FOUND', message: 'Only GET /metrics here' });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  return server;
+}
