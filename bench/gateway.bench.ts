@@ -100,7 +100,12 @@ function readTargets(s: ReadSetup): { hot: Target[]; cold: Target[] } {
   const coldData = (n: number) => `${selector}${'0'.repeat(24)}${holderOf(n).slice(2)}`;
   return {
     hot: [
-      { name: 'node eth_call (baseline)', url: s.nodeUrl, body: rpcBody(s.token.address, data), headers: s.nodeHeaders },
+      {
+        name: 'node eth_call (baseline)',
+        url: s.nodeUrl,
+        body: rpcBody(s.token.address, data),
+        headers: s.nodeHeaders,
+      },
       { name: 'gateway REST query', url: rest, body: restBody(s.holder), headers: apiKey, counted: true },
       {
         name: 'gateway GraphQL queryContract',
@@ -225,7 +230,11 @@ async function anvilRun(): Promise<void> {
     };
     const { hot } = readTargets(setup);
     const proxy = await startBareProxy(stack.nodes.testnet.url);
-    const floor: Target = { name: 'floor: bare Node proxy to the node (no gateway)', url: proxy.url, body: hot[0]!.body };
+    const floor: Target = {
+      name: 'floor: bare Node proxy to the node (no gateway)',
+      url: proxy.url,
+      body: hot[0]!.body,
+    };
     await readScenarios('anvil', setup);
     await runTable('Floor: a bare Node proxy forwarding every call', [hot[0]!, floor], setup);
     proxy.stop();

@@ -60,7 +60,11 @@ const envSchema = z.object({
   API_KEY_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
   /** Gateway read cache, per network: most answers kept (0 turns caching off) and most bytes. */
   GATEWAY_READ_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(10_000),
-  GATEWAY_READ_CACHE_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  GATEWAY_READ_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** Block time of the local dev chains started in zero-config mode, in seconds. */
   LOCAL_CHAIN_BLOCK_TIME: z.coerce.number().int().min(1).max(60).default(1),
   /** Whether this instance may run the explorer's indexer (only the holder of its lock writes). */

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 /**
  * The gateway's block-scoped read cache against a real anvil. The service reaches the node through
  * a TEST DOUBLE in this file: a JSON-RPC proxy that only counts the eth_calls it forwards (and the
@@ -39,7 +38,8 @@ async function startCountingProxy(upstream: string): Promise<CountingProxy> {
         res.writeHead(503).end();
         return;
       }
-      const parsed = JSON.parse(body) as { method: string; params?: unknown[] } | Array<{ method: string; params?: unknown[] }>;
+      const parsed = JSON.parse(body) as
+        { method: string; params?: unknown[] } | Array<{ method: string; params?: unknown[] }>;
       for (const p of Array.isArray(parsed) ? parsed : [parsed]) {
         if (p.method === 'eth_call') proxy.calls.push(String(p.params?.[1]));
       }
@@ -225,9 +225,13 @@ describe('gateway read cache', () => {
     );
     expect(gql.body).toEqual({ data: { queryContract: { result: '1000000', blockNumber: current } } });
     // Existing selections are answered as before.
-    const plain = await api.graphql(`mutation { queryContract(id: "${token.id}", method: "totalSupply") { result } }`, undefined, {
-      apiKey: key,
-    });
+    const plain = await api.graphql(
+      `mutation { queryContract(id: "${token.id}", method: "totalSupply") { result } }`,
+      undefined,
+      {
+        apiKey: key,
+      },
+    );
     expect(plain.body).toEqual({ data: { queryContract: { result: '1000000' } } });
 
     // A revert answers with the block too on GraphQL only as an error: no header on REST errors.
