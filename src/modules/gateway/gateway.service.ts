@@ -118,8 +118,7 @@ export class GatewayService {
       const block = this.reads.heads.head(network);
       let raw: string;
       if (block === null) {
-        this.reads.cache.bypass();
-        raw = await call();
+        raw = await this.reads.cache.readLatest(network, to, data, () => call());
       } else {
         raw = await this.reads.cache.read(network, block, to, data, () => call(block));
       }

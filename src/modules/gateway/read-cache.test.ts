@@ -172,3 +172,21 @@ describe('ReadCache', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('ReadCache.readLatest', () => {
+  it('shares one latest call among identical reads in flight, keeps nothing, and fails them all alike', async () => {
+    const cache = new ReadCache({ maxEntries: 100, maxBytes: 1 << 20 });
+    const node = slowNode();
+    const reads = Array.from({ length: 4 }, () => cache.readLatest('testnet', TO, DATA, node.load));
+    expect(node.calls()).toBe(1);
+    node.answer('0x07');
+    expect(await Promise.all(reads)).toEqual(['0x07', '0x07', '0x07', '0x07']);
+    const failing = Array.from({ length: 3 }, () =>
+      cache.readLatest('testnet', TO, DATA, node.load).catch((e: unknown) => e),
+    );
+    expect(node.calls()).toBe(2);
+    node.fail(new AppError('UPSTREAM_RPC_ERROR', 'The testnet node did not answer (timeout)'));
+    for (const e of await Promise.all(failing)) expect(e).toMatchObject({ code: 'UPSTREAM_RPC_ERROR' });
+    expect(cache.stats()).toMatchObject({ bypassed: 2, coalesced: 5, entries: 0 });
+  });
+});

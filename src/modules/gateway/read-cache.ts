@@ -17,7 +17,7 @@ export interface ReadCacheStats {
   misses: number;
   /** Joined a call already on its way to the node for the same read at the same block. */
   coalesced: number;
-  /** Sent to the node as a plain `latest` call, uncached: the head was not known or stale. */
+  /** Sent to the node as a plain `latest` call, uncached (the head was not known or stale). */
   bypassed: number;
   /** Answers held now, over all networks, and their size in bytes. */
   entries: number;
@@ -73,17 +73,7 @@ export class ReadCache {
     }
     const flightKey = `${network}:${block}:${key}`;
     const joined = this.inFlight.get(flightKey);
-    if (joined) {
-      this.counts.coalesced++;
-      let outcome: Outcome;
-      try {
-        outcome = await joined;
-      } catch (e) {
-        // The leader's failure, to every caller that joined it: the same code and message.
-        throw isAppError(e) ? copyOf(e) : e;
-      }
-      return unwrap(outcome);
-    }
+    if (joined) return this.follow(joined);
     this.counts.misses++;
     const flight = load().then(
       (raw): Outcome => ({ raw }),
@@ -104,9 +94,34 @@ export class ReadCache {
     }
   }
 
-  /** Counts a read sent to the node without the cache (see ReadCacheStats.bypassed). */
-  bypass(): void {
+  /**
+   * A read at the node's `latest` block, for when no head is known: never kept, but identical reads
+   * in flight still share one eth_call, so a slow node is not sent one call per waiting client.
+   */
+  async readLatest(network: Network, to: string, data: string, load: () => Promise<string>): Promise<string> {
+    const flightKey = `${network}:latest:${to.toLowerCase()}:${data.toLowerCase()}`;
+    const joined = this.inFlight.get(flightKey);
+    if (joined) return this.follow(joined);
     this.counts.bypassed++;
+    const flight = load().then((raw): Outcome => ({ raw }));
+    this.inFlight.set(flightKey, flight);
+    try {
+      return unwrap(await flight);
+    } finally {
+      this.inFlight.delete(flightKey);
+    }
+  }
+
+  /** Joins a call in flight: its answer, or its failure with the same code and message. */
+  private async follow(joined: Promise<Outcome>): Promise<string> {
+    this.counts.coalesced++;
+    let outcome: Outcome;
+    try {
+      outcome = await joined;
+    } catch (e) {
+      throw isAppError(e) ? copyOf(e) : e;
+    }
+    return unwrap(outcome);
   }
 
   stats(): ReadCacheStats {
