@@ -16,7 +16,7 @@ import { deployRegistered, newKey } from './kit/flows';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { startStack, type Stack } from './kit/stack';
+import { sqlRows, startStack, type Stack } from './kit/stack';
 
 interface CountingProxy {
   url: string;
@@ -234,7 +234,7 @@ describe('gateway read cache', () => {
     );
     expect(plain.body).toEqual({ data: { queryContract: { result: '1000000' } } });
 
-    // A revert answers with the block too on GraphQL only as an error: no header on REST errors.
+    // A refused query names no block.
     const refused = await query(token.id, 'balanceOf', ['0x1234']);
     expect(refused.status).toBe(400);
     expect(refused.headers.get('x-block-number')).toBeNull();
@@ -251,6 +251,34 @@ describe('gateway read cache', () => {
     expect(refused.body.error.code).toBe('INVALID_API_KEY');
     expect(refused.headers.get('x-block-number')).toBeNull();
     expect(blockOf(ok)).toBe(current);
+  });
+
+  it('records every answered query for analytics, from the cache or not', async () => {
+    const k = await newKey(api, dev);
+    const current = await head();
+    await queryAtBlock(current, token.id, 'totalSupply');
+    const burst = await Promise.all(Array.from({ length: 30 }, () => query(token.id, 'totalSupply', [], k.apiKey)));
+    for (const res of burst) expect(blockOf(res)).toBe(current);
+    let recorded = 0;
+    for (let i = 0; i < 40 && recorded < 30; i++) {
+      await sleep(100);
+      const [row] = await sqlRows<{ n: string }>(
+        stack,
+        "SELECT count(*) AS n FROM gateway_calls WHERE api_key_id = $1 AND kind = 'query' AND http_status = 201",
+        [k.id],
+      );
+      recorded = Number(row!.n);
+    }
+    expect(recorded).toBe(30);
+  });
+
+  it('documents x-block-number in the REST OpenAPI document, outside the body', async () => {
+    const doc = (await api.get('/api/devportal/openapi.json')).body;
+    const created = doc.paths['/api/devportal/contracts/{id}/query/{method}'].post.responses['201'];
+    expect(created.headers['x-block-number'].schema).toEqual({ type: 'integer', minimum: 0 });
+    const ref: string = created.content['application/json'].schema.$ref;
+    const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    expect(Object.keys(schema.properties)).toEqual(['result']);
   });
 
   it('never keeps a node failure: the same query answers once the node is back, and no stale head is used', async () => {
