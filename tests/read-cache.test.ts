@@ -272,6 +272,22 @@ describe('gateway read cache', () => {
     expect(recorded).toBe(30);
   });
 
+  it('holds a key to its rate limit on cached answers too', async () => {
+    const k = await newKey(api, dev);
+    const current = await head();
+    await queryAtBlock(current, token.id, 'totalSupply');
+    // API_KEY_RATE_LIMIT is 100 per second here: 150 at once cannot all pass, cached or not.
+    const burst = await Promise.all(Array.from({ length: 150 }, () => query(token.id, 'totalSupply', [], k.apiKey)));
+    const limited = burst.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const r of limited) {
+      expect(r.body.error.code).toBe('RATE_LIMITED');
+      expect(r.headers.get('retry-after')).not.toBeNull();
+      expect(r.headers.get('x-block-number')).toBeNull();
+    }
+    for (const r of burst.filter((x) => x.status !== 429)) expect(blockOf(r)).toBe(current);
+  });
+
   it('documents x-block-number in the REST OpenAPI document, outside the body', async () => {
     const doc = (await api.get('/api/devportal/openapi.json')).body;
     const created = doc.paths['/api/devportal/contracts/{id}/query/{method}'].post.responses['201'];
