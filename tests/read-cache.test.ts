@@ -288,6 +288,17 @@ describe('gateway read cache', () => {
     for (const r of burst.filter((x) => x.status !== 429)) expect(blockOf(r)).toBe(current);
   });
 
+  it('lets a browser on another origin read x-block-number', async () => {
+    const res = await fetch(`${stack.url}/api/devportal/contracts/${token.id}/query/totalSupply`, {
+      method: 'POST',
+      headers: { origin: 'https://app.example.org', 'content-type': 'application/json', 'x-api-key': key },
+      body: '{}',
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Block-Number/);
+    expect(res.headers.get('x-block-number')).toMatch(/^\d+$/);
+  });
+
   it('documents x-block-number in the REST OpenAPI document, outside the body', async () => {
     const doc = (await api.get('/api/devportal/openapi.json')).body;
     const created = doc.paths['/api/devportal/contracts/{id}/query/{method}'].post.responses['201'];
