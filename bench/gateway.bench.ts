@@ -1,13 +1,32 @@
 // Gateway throughput against the node it fronts, measured in one run:
-//   eth_call balanceOf straight to the node (baseline) vs the gateway's REST query vs GraphQL,
-//   then 100 concurrent invokes from one wallet with a 1-second block time.
-// Run: npm run bench:gateway
+//   hot reads (the same balanceOf repeated by 50 connections) and cold reads (distinct arguments
+//   each call): eth_call straight to the node (baseline) vs the gateway's REST query vs GraphQL,
+//   with the node's eth_call count during the hot runs; on anvil, then again behind the
+//   Besu-faithful front (tests/kit/besu-node.ts); then 100 concurrent invokes from one wallet.
+// Run: npm run bench:gateway (BENCH_SECONDS per target, BENCH_ROUNDS rounds, BENCH_BESU=0 to skip Besu)
+import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Interface } from 'ethers';
+import { createDevCa } from '../src/modules/accounts/eds/dev-ca';
+import { startBesuChain } from '../tests/kit/besu-node';
 import { deployRegistered, newKey } from '../tests/kit/flows';
+import { client, type Client } from '../tests/kit/http';
+import { login, type LoggedIn } from '../tests/kit/login';
+import { serviceEnv, spawnService } from '../tests/kit/process';
 import { TOKEN_SOURCE } from '../tests/kit/solidity';
-import { load, machine, sequentialLatency, startBenchStack, type LatencyResult, type LoadResult } from './kit';
+import { createTestDatabase } from '../tests/kit/stack';
+import {
+  load,
+  machine,
+  productionEnvOn,
+  sequentialLatency,
+  startBenchStack,
+  type LatencyResult,
+  type LoadResult,
+} from './kit';
 
 /** bare-proxy.js as its own process, like the service, so it does not share the load generator's event loop. */
 async function startBareProxy(nodeUrl: string): Promise<{ url: string; stop: () => void }> {
@@ -21,7 +40,195 @@ async function startBareProxy(nodeUrl: string): Promise<{ url: string; stop: () 
   return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') };
 }
 
-async function main(): Promise<void> {
+interface Target {
+  name: string;
+  url: string;
+  body: string;
+  headers?: Record<string, string>;
+  bodyFor?: (n: number) => string;
+  /** Counted: the node's eth_calls made for the gateway while this target runs. */
+  counted?: boolean;
+}
+
+/** What a read scenario needs: the node, the service, a registered token and a key. */
+interface ReadSetup {
+  nodeUrl: string;
+  nodeHeaders?: Record<string, string>;
+  serviceUrl: string;
+  key: string;
+  token: { id: string; address: string; abi: unknown[] };
+  holder: string;
+  /** eth_calls the node has answered for the service so far. */
+  ethCalls: () => Promise<number>;
+}
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const rpcBody = (to: string, data: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to, data }, 'latest'] });
+/** A distinct holder address per request number. */
+const holderOf = (n: number) => `0x${(n + 1).toString(16).padStart(40, '0')}`;
+
+async function blockNumber(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+  });
+  return Number(((await res.json()) as { result: string }).result);
+}
+
+/** A counter of the service's metrics. */
+async function metric(serviceUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+}
+
+/** The gateway read cache's node calls so far, from the service's own metrics (misses + uncached reads). */
+async function metricsEthCalls(serviceUrl: string): Promise<number> {
+  return (
+    (await metric(serviceUrl, 'gateway_read_cache_misses_total')) +
+    (await metric(serviceUrl, 'gateway_read_cache_bypassed_total'))
+  );
+}
+
+function readTargets(s: ReadSetup): { hot: Target[]; cold: Target[] } {
+  const iface = new Interface(s.token.abi as never[]);
+  const data = iface.encodeFunctionData('balanceOf', [s.holder]);
+  const selector = iface.getFunction('balanceOf')!.selector;
+  const apiKey = { 'x-api-key': s.key };
+  const rest = `${s.serviceUrl}/api/devportal/contracts/${s.token.id}/query/balanceOf`;
+  const gql = (holder: string) =>
+    JSON.stringify({
+      query: `mutation { queryContract(id: "${s.token.id}", method: "balanceOf", args: ["${holder}"]) { result } }`,
+    });
+  const restBody = (holder: string) => JSON.stringify({ args: [holder] });
+  const coldData = (n: number) => `${selector}${'0'.repeat(24)}${holderOf(n).slice(2)}`;
+  return {
+    hot: [
+      {
+        name: 'node eth_call (baseline)',
+        url: s.nodeUrl,
+        body: rpcBody(s.token.address, data),
+        headers: s.nodeHeaders,
+      },
+      { name: 'gateway REST query', url: rest, body: restBody(s.holder), headers: apiKey, counted: true },
+      {
+        name: 'gateway GraphQL queryContract',
+        url: `${s.serviceUrl}/graphql`,
+        body: gql(s.holder),
+        headers: apiKey,
+        counted: true,
+      },
+    ],
+    cold: [
+      {
+        name: 'node eth_call, distinct arguments (baseline)',
+        url: s.nodeUrl,
+        body: rpcBody(s.token.address, coldData(0)),
+        bodyFor: (n) => rpcBody(s.token.address, coldData(n)),
+        headers: s.nodeHeaders,
+      },
+      // Each run starts its own numbering: offsets keep every gateway call's arguments new.
+      {
+        name: 'gateway REST query, distinct arguments',
+        url: rest,
+        body: restBody(holderOf(0)),
+        bodyFor: (n) => restBody(holderOf(1e9 + n)),
+        headers: apiKey,
+      },
+      {
+        name: 'gateway GraphQL queryContract, distinct arguments',
+        url: `${s.serviceUrl}/graphql`,
+        body: gql(holderOf(0)),
+        bodyFor: (n) => gql(holderOf(2e9 + n)),
+        headers: apiKey,
+      },
+    ],
+  };
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+interface Counted {
+  name: string;
+  ethCalls: number;
+  /** Of those, reads at `latest`, uncached: the service's head was stale. */
+  atLatest: number;
+  blocks: number;
+}
+
+/**
+ * The targets take turns, round after round (the machine is shared and noisy); each target's
+ * ratio to the first (the node) is taken within a round, then the median over rounds is printed.
+ * For counted targets, the node's eth_calls during the run and the blocks it spanned.
+ */
+async function runTable(title: string, targets: Target[], setup: ReadSetup): Promise<Counted[]> {
+  const perRound: LoadResult[][] = [];
+  const counted: Counted[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const results: LoadResult[] = [];
+    for (const t of targets) {
+      // The previous run's last requests may still be on their way to the node: not this run's.
+      if (t.counted) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const calls = t.counted ? await setup.ethCalls() : 0;
+      const latest = t.counted ? await metric(setup.serviceUrl, 'gateway_read_cache_bypassed_total') : 0;
+      const from = t.counted ? await blockNumber(setup.nodeUrl, setup.nodeHeaders) : 0;
+      results.push(await load(t.name, { ...t, seconds }));
+      if (t.counted) {
+        const to = await blockNumber(setup.nodeUrl, setup.nodeHeaders);
+        // The node's blocks during the run, and the one before: the service may still read at it
+        // when the run starts (its watcher sees a new block up to one poll after the node).
+        counted.push({
+          name: t.name,
+          ethCalls: (await setup.ethCalls()) - calls,
+          atLatest: (await metric(setup.serviceUrl, 'gateway_read_cache_bypassed_total')) - latest,
+          blocks: to - from + 2,
+        });
+      }
+    }
+    perRound.push(results);
+  }
+  console.log(`\n${title}\n`);
+  console.log('| run | requests/s | p50 ms | p99 ms | errors | non-2xx | throughput vs node | ratio per round |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  targets.forEach((t, i) => {
+    const runs = perRound.map((r) => r[i]!);
+    const ratios = perRound.map((r) => r[i]!.requestsPerSecond / r[0]!.requestsPerSecond);
+    const sum = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0);
+    console.log(
+      `| ${t.name} | ${Math.round(median(runs.map((r) => r.requestsPerSecond)))} | ${median(runs.map((r) => r.p50))} | ${median(runs.map((r) => r.p99))} | ${sum((r) => r.errors)} | ${sum((r) => r.non2xx)} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`,
+    );
+  });
+  return counted;
+}
+
+function printCounts(counted: Counted[]): void {
+  if (counted.length === 0) return;
+  console.log('\nThe node’s eth_calls for the gateway during the hot runs (one distinct call):\n');
+  console.log(
+    '| run | eth_calls | of which at latest (head stale) | blocks read (during the run, and the one before) | eth_calls per block |',
+  );
+  console.log('|---|---|---|---|---|');
+  for (const c of counted) {
+    console.log(`| ${c.name} | ${c.ethCalls} | ${c.atLatest} | ${c.blocks} | ${(c.ethCalls / c.blocks).toFixed(2)} |`);
+  }
+}
+
+/** Hot and cold read tables of one node/service pair. */
+async function readScenarios(label: string, setup: ReadSetup): Promise<void> {
+  const { hot, cold } = readTargets(setup);
+  const counted = await runTable(`Hot reads, ${label}: the same call by 50 connections`, hot, setup);
+  printCounts(counted);
+  await runTable(`Cold reads, ${label}: distinct arguments each call, 50 connections`, cold, setup);
+}
+
+async function anvilRun(): Promise<void> {
   const stack = await startBenchStack({
     API_KEY_RATE_LIMIT: '0',
     // Sockets from the service to the node (default 16); a before/after comparison sets both sides alike.
@@ -31,56 +238,37 @@ async function main(): Promise<void> {
   });
   try {
     const { api, dev } = stack;
-    await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
-    const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000']);
-    const key = (await newKey(api, dev)).apiKey;
-    const data = new Interface(token.abi as never[]).encodeFunctionData('balanceOf', [dev.walletAddress]);
-
-    const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-    const targets = [
-      {
-        name: 'node eth_call (baseline)',
-        url: stack.nodes.testnet.url,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_call',
-          params: [{ to: token.address, data }, 'latest'],
-        }),
-      },
-      {
-        name: 'gateway REST query',
-        url: `${stack.url}/api/devportal/contracts/${token.id}/query/balanceOf`,
-        body: JSON.stringify({ args: [dev.walletAddress] }),
-        headers: { 'x-api-key': key },
-      },
-      {
-        name: 'gateway GraphQL queryContract',
-        url: `${stack.url}/graphql`,
-        body: JSON.stringify({
-          query: `mutation { queryContract(id: "${token.id}", method: "balanceOf", args: ["${dev.walletAddress}"]) { result } }`,
-        }),
-        headers: { 'x-api-key': key },
-      },
-    ];
+    const { token, key } = await gatewaySetup(api, dev);
+    const setup: ReadSetup = {
+      nodeUrl: stack.nodes.testnet.url,
+      serviceUrl: stack.url,
+      key,
+      token,
+      holder: dev.walletAddress,
+      ethCalls: () => metricsEthCalls(stack.url),
+    };
+    const { hot } = readTargets(setup);
     const proxy = await startBareProxy(stack.nodes.testnet.url);
-    targets.splice(1, 0, {
+    const floor: Target = {
       name: 'floor: bare Node proxy to the node (no gateway)',
       url: proxy.url,
-      body: targets[0]!.body,
-    });
-    // The machine is shared and noisy: targets take turns, round after round, and each target's
-    // ratio to the node is taken within a round (paired), then the median over rounds is reported.
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-    const perRound: LoadResult[][] = [];
-    for (let round = 0; round < rounds; round++) {
-      const results: LoadResult[] = [];
-      for (const t of targets) results.push(await load(t.name, { ...t, seconds }));
-      perRound.push(results);
-    }
+      body: hot[0]!.body,
+    };
+    await readScenarios('anvil', setup);
+    await runTable('Floor: a bare Node proxy forwarding every call', [hot[0]!, floor], setup);
+    proxy.stop();
+
     // What each layer adds to one call, without the queueing of 50 saturating connections.
     const latencies: LatencyResult[] = [];
-    for (const t of targets) latencies.push(await sequentialLatency(t.name, t));
+    for (const t of [hot[0]!, hot[1]!, hot[2]!]) latencies.push(await sequentialLatency(t.name, t));
+    const baseLatency = latencies[0]!;
+    console.log('\nOne request at a time (one keep-alive connection, 2,000 requests after 500 unmeasured):\n');
+    console.log('| run | p50 ms | p99 ms | p50 added |');
+    console.log('|---|---|---|---|');
+    for (const l of latencies) {
+      const added = l === baseLatency ? '-' : `${(l.p50 - baseLatency.p50).toFixed(3)} ms`;
+      console.log(`| ${l.name} | ${l.p50.toFixed(3)} | ${l.p99.toFixed(3)} | ${added} |`);
+    }
 
     // 100 concurrent invokes from one wallet.
     const started = Date.now();
@@ -95,45 +283,92 @@ async function main(): Promise<void> {
     );
     const invokeSeconds = (Date.now() - started) / 1000;
     const succeeded = invokes.filter((r) => r.status === 201 && r.body.status === 'success').length;
-
-    const median = (xs: number[]) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      const mid = Math.floor(sorted.length / 2);
-      return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-    };
-    console.log(`\nMachine: ${machine()}\n`);
-    console.log(
-      `${rounds} rounds of ${seconds} s per target, 50 connections; medians over the rounds, ratios paired within each round.\n`,
-    );
-    console.log(
-      '| run | requests/s | p50 ms | p99 ms | errors | non-2xx | throughput vs node | ratio per round | p50 added |',
-    );
-    console.log('|---|---|---|---|---|---|---|---|---|');
-    targets.forEach((t, i) => {
-      const runs = perRound.map((r) => r[i]!);
-      const ratios = perRound.map((r) => r[i]!.requestsPerSecond / r[0]!.requestsPerSecond);
-      const p50 = median(runs.map((r) => r.p50));
-      const baseP50 = median(perRound.map((r) => r[0]!.p50));
-      const sum = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0);
-      console.log(
-        `| ${t.name} | ${Math.round(median(runs.map((r) => r.requestsPerSecond)))} | ${p50} | ${median(runs.map((r) => r.p99))} | ${sum((r) => r.errors)} | ${sum((r) => r.non2xx)} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} | ${i === 0 ? '-' : `${p50 - baseP50} ms`} |`,
-      );
-    });
-    proxy.stop();
-    const baseLatency = latencies[0]!;
-    console.log('\nOne request at a time (one keep-alive connection, 2,000 requests after 500 unmeasured):\n');
-    console.log('| run | p50 ms | p99 ms | p50 added |');
-    console.log('|---|---|---|---|');
-    for (const l of latencies) {
-      const added = l === baseLatency ? '-' : `${(l.p50 - baseLatency.p50).toFixed(3)} ms`;
-      console.log(`| ${l.name} | ${l.p50.toFixed(3)} | ${l.p99.toFixed(3)} | ${added} |`);
-    }
     console.log(
       `\n100 concurrent invokes from one wallet: ${succeeded}/100 succeeded in ${invokeSeconds.toFixed(2)} s`,
     );
   } finally {
     await stack.stop();
   }
+}
+
+async function gatewaySetup(
+  api: Client,
+  dev: LoggedIn,
+): Promise<{ token: { id: string; address: string; abi: unknown[] }; key: string }> {
+  await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
+  const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000000']);
+  const key = (await newKey(api, dev)).apiKey;
+  return { token, key };
+}
+
+const MIN_GAS_PRICE = 2_000_000_000n;
+
+/** The same reads behind the Besu-faithful front (JWT, 80 sockets, 1-second blocks); it counts the eth_calls itself. */
+async function besuRun(): Promise<void> {
+  const db = await createTestDatabase();
+  const dir = mkdtempSync(path.join(tmpdir(), 'devportal-bench-'));
+  const ca = await createDevCa({ commonName: 'Bench CA' });
+  writeFileSync(path.join(dir, 'ca.pem'), ca.certificatePem);
+  const jwt = 'bench-jwt';
+  const testnet = await startBesuChain(17991, { token: jwt, minGasPrice: MIN_GAS_PRICE, maxConnections: 80 });
+  const mainnet = await startBesuChain(1991, { token: jwt, minGasPrice: MIN_GAS_PRICE, maxConnections: 80 });
+  const headers = JSON.stringify(testnet.front.headers);
+  const service = await spawnService(
+    serviceEnv(
+      {
+        databaseUrl: db.url,
+        testnetUrl: testnet.front.url,
+        mainnetUrl: mainnet.front.url,
+        trustedCaFile: path.join(dir, 'ca.pem'),
+      },
+      {
+        ...(await productionEnvOn({ url: testnet.anvilUrl }, { url: mainnet.anvilUrl })),
+        TESTNET_RPC_URL: testnet.front.url,
+        MAINNET_RPC_URL: mainnet.front.url,
+        LOG_LEVEL: 'warn',
+        API_KEY_RATE_LIMIT: '0',
+        TESTNET_RPC_HEADERS: headers,
+        MAINNET_RPC_HEADERS: headers,
+        TESTNET_GAS_PRICE_WEI: MIN_GAS_PRICE.toString(),
+        MAINNET_GAS_PRICE_WEI: MIN_GAS_PRICE.toString(),
+      },
+    ),
+  );
+  try {
+    const api = client(service.url);
+    const dev = await login(api, ca);
+    const { token, key } = await gatewaySetup(api, dev);
+    const calls = testnet.front.calls;
+    let ethCalls = 0;
+    await readScenarios('Besu-faithful front', {
+      nodeUrl: testnet.front.url,
+      nodeHeaders: testnet.front.headers,
+      serviceUrl: service.url,
+      key,
+      token,
+      holder: dev.walletAddress,
+      // Counted by the front itself; the list is emptied first so that it does not grow for the whole run.
+      ethCalls: () => {
+        ethCalls += calls.filter((m) => m === 'eth_call').length;
+        calls.length = 0;
+        return Promise.resolve(ethCalls);
+      },
+    });
+  } finally {
+    await service.stop();
+    await testnet.stop();
+    await mainnet.stop();
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`\nMachine: ${machine()}`);
+  console.log(
+    `${rounds} rounds of ${seconds} s per target, 50 connections; medians over the rounds, ratios paired within each round.`,
+  );
+  await anvilRun();
+  if (process.env.BENCH_BESU !== '0') await besuRun();
 }
 
 main().catch((e: unknown) => {

@@ -108,8 +108,18 @@ export interface LoadResult {
 /** One autocannon run: `connections` concurrent clients for `seconds`. */
 export async function load(
   name: string,
-  opts: { url: string; body: string; headers?: Record<string, string>; connections?: number; seconds?: number },
+  opts: {
+    url: string;
+    body: string;
+    headers?: Record<string, string>;
+    connections?: number;
+    seconds?: number;
+    /** A body per request (e.g. distinct arguments each call) instead of `body` every time. */
+    bodyFor?: (n: number) => string;
+  },
 ): Promise<LoadResult> {
+  let sent = 0;
+  const bodyFor = opts.bodyFor;
   const result = await autocannon({
     url: opts.url,
     method: 'POST',
@@ -117,6 +127,7 @@ export async function load(
     headers: { 'content-type': 'application/json', ...opts.headers },
     connections: opts.connections ?? 50,
     duration: opts.seconds ?? 10,
+    ...(bodyFor ? { requests: [{ setupRequest: (req) => ({ ...req, body: bodyFor(sent++) }) }] } : {}),
   });
   return {
     name,

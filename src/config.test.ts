@@ -72,6 +72,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE/);
   });
 
+  it('reads the gateway read cache bounds, and refuses negative or tiny ones', () => {
+    const dir = dataDir();
+    expect(loadConfig({ DATA_DIR: dir }).readCache).toEqual({ maxEntries: 10_000, maxBytes: 32 * 1024 * 1024 });
+    expect(
+      loadConfig({ DATA_DIR: dir, GATEWAY_READ_CACHE_MAX_ENTRIES: '0', GATEWAY_READ_CACHE_MAX_BYTES: '1048576' })
+        .readCache,
+    ).toEqual({ maxEntries: 0, maxBytes: 1_048_576 });
+    expect(() => loadConfig({ DATA_DIR: dir, GATEWAY_READ_CACHE_MAX_ENTRIES: '-1' })).toThrow(
+      /GATEWAY_READ_CACHE_MAX_ENTRIES/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, GATEWAY_READ_CACHE_MAX_BYTES: '10' })).toThrow(
+      /GATEWAY_READ_CACHE_MAX_BYTES/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, GATEWAY_READ_CACHE_MAX_ENTRIES: 'many' })).toThrow(
+      /GATEWAY_READ_CACHE_MAX_ENTRIES/,
+    );
+  });
+
   it('reports every problem at once, without echoing secret values', () => {
     let error: ConfigError | undefined;
     try {

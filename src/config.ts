@@ -60,6 +60,13 @@ const envSchema = z.object({
   DEV_BASE_URL: url(['http', 'https']),
   DATA_DIR: z.string().default('./data'),
   API_KEY_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
+  /** Gateway read cache, per network: most answers kept (0 turns caching off) and most bytes. */
+  GATEWAY_READ_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(10_000),
+  GATEWAY_READ_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** Block time of the local dev chains started in zero-config mode, in seconds. */
   LOCAL_CHAIN_BLOCK_TIME: z.coerce.number().int().min(1).max(60).default(1),
   /** Whether this instance may run the explorer's indexer (only the holder of its lock writes). */
@@ -113,6 +120,8 @@ export interface AppConfig {
   publicBaseUrl: string;
   devBaseUrl: string;
   apiKeyRateLimit: number;
+  /** Gateway read cache bounds per network: GATEWAY_READ_CACHE_MAX_ENTRIES, GATEWAY_READ_CACHE_MAX_BYTES. */
+  readCache: { maxEntries: number; maxBytes: number };
   localChainBlockTime: number;
   /** Explorer block index: INDEXER_ENABLED, INDEXER_START_BLOCK. */
   indexer: { enabled: boolean; startBlock: number };
@@ -216,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl,
     devBaseUrl: e.DEV_BASE_URL ?? publicBaseUrl,
     apiKeyRateLimit: e.API_KEY_RATE_LIMIT,
+    readCache: { maxEntries: e.GATEWAY_READ_CACHE_MAX_ENTRIES, maxBytes: e.GATEWAY_READ_CACHE_MAX_BYTES },
     localChainBlockTime: e.LOCAL_CHAIN_BLOCK_TIME,
     indexer: { enabled: e.INDEXER_ENABLED, startBlock: e.INDEXER_START_BLOCK },
     limits: {

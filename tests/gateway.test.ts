@@ -640,6 +640,8 @@ describe('REST gateway routes before and behind express', () => {
         contentType: res.headers.get('content-type'),
         retryAfter: res.headers.get('retry-after'),
         requestId: res.headers.get('x-request-id') !== null,
+        // Whether the answer names its block (the number itself may move on between the three).
+        block: res.headers.get('x-block-number') !== null,
         body: await res.text(),
       }));
     return Promise.all([
@@ -672,6 +674,7 @@ describe('REST gateway routes before and behind express', () => {
     const [ok] = await variants('balanceOf', JSON.stringify({ args: [dev.walletAddress] }), { 'x-api-key': key });
     expect(ok.status).toBe(201);
     expect(JSON.parse(ok.body)).toEqual({ result: expect.any(String) });
+    expect(ok.block).toBe(true);
   });
 
   it('refuses a body over 1 MiB with 413 on both paths', async () => {

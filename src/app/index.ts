@@ -133,6 +133,8 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     clock.unref();
     onClose('server clock', async () => clearInterval(clock));
     const metrics = new Metrics();
+    metrics.observeReadCache(() => services.gateway.readCacheStats());
+    onClose('gateway read heads', async () => services.gateway.close());
 
     const readiness = async (): Promise<ReadinessReport> => {
       const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);

@@ -15,6 +15,8 @@ import { AnalyticsService } from '../modules/analytics/analytics.service';
 import { UsageRecorder } from '../modules/analytics/usage-recorder';
 import { FaucetService } from '../modules/faucet/faucet.service';
 import { GatewayService } from '../modules/gateway/gateway.service';
+import { KnownHeads } from '../modules/gateway/known-heads';
+import { ReadCache } from '../modules/gateway/read-cache';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
 import { ProjectService } from '../modules/projects/projects.service';
@@ -117,6 +119,14 @@ export function createServices(deps: {
     usage,
     deps.config.apiKeyRateLimit,
     deps.logger,
+    {
+      cache: new ReadCache(deps.config.readCache),
+      // Reads are at the head the explorer's watchers follow (each instance follows it itself).
+      heads: new KnownHeads({
+        head: (network) => explorer.runtime.watchers[network].head(),
+        retain: (network) => explorer.runtime.watchers[network].retain(),
+      }),
+    },
   );
   const analytics = new AnalyticsService(deps.ds, usage);
   const webhooks = new WebhookService(

@@ -445,12 +445,14 @@ export class ChainRegistry {
   }
 
   /**
-   * eth_call at the latest block, as a bare JSON-RPC request: the gateway's hot path, without the
-   * provider's request normalisation (address resolution and checksums it does not need).
+   * eth_call at the latest block, or at `block` when given, as a bare JSON-RPC request: the
+   * gateway's hot path, without the provider's request normalisation (address resolution and
+   * checksums it does not need).
    */
-  call(network: Network, tx: { to: string | null; data: string; from?: string }): Promise<string> {
+  call(network: Network, tx: { to: string | null; data: string; from?: string }, block?: number): Promise<string> {
+    const tag = block === undefined ? 'latest' : `0x${block.toString(16)}`;
     return this.withRetry(network, async (p) => {
-      const result = await (p as ChainCheckedProvider).rpc('eth_call', [tx, 'latest']);
+      const result = await (p as ChainCheckedProvider).rpc('eth_call', [tx, tag]);
       if (typeof result !== 'string')
         throw new AppError('UPSTREAM_RPC_ERROR', `The ${network} node answered eth_call without data`);
       return result;

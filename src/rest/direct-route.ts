@@ -155,6 +155,16 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
           if ((data as Record<string, unknown>)[key] === null) delete (data as Record<string, unknown>)[key];
         }
       }
+      if (route.asHeaders && data !== null && typeof data === 'object') {
+        const fields = data as Record<string, unknown>;
+        const headers: Record<string, string> = {};
+        for (const [key, header] of Object.entries(route.asHeaders)) {
+          const value = fields[key];
+          delete fields[key];
+          if (value !== null && value !== undefined) headers[header.name] = String(value);
+        }
+        return { status, body: data, headers };
+      }
       return { status, body: data };
     } catch (e) {
       return failure(e, requestId);

@@ -206,6 +206,33 @@ function discriminate(schemas: Record<string, unknown>): void {
   Object.values(schemas).forEach(visit);
 }
 
+interface OpenApiResponse {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: JsonSchema }>;
+}
+
+/** Fields a route answers as headers: documented as headers, gone from the body's schema. */
+function moveFieldsToHeaders(
+  response: OpenApiResponse,
+  asHeaders: NonNullable<RestRoute['asHeaders']>,
+  schemas: Record<string, unknown>,
+): void {
+  const schema = response.content?.['application/json']?.schema;
+  const ref = typeof schema?.$ref === 'string' ? schema.$ref.replace('#/components/schemas/', '') : undefined;
+  const target = (ref ? schemas[ref] : schema) as JsonSchema | undefined;
+  response.headers ??= {};
+  for (const [field, header] of Object.entries(asHeaders)) {
+    if (target?.properties) delete target.properties[field];
+    if (target?.required) {
+      target.required = target.required.filter((r) => r !== field);
+      // OpenAPI 3.0 (JSON Schema draft 4) refuses an empty `required`.
+      if (target.required.length === 0) delete target.required;
+    }
+    response.headers[header.name] = { description: header.description, schema: { type: 'integer', minimum: 0 } };
+  }
+}
+
 /**
  * Turns the document SOFA generates into the one we serve: only our routes, operationIds named
  * after the GraphQL fields, path parameters no longer repeated as body fields, flat bodies for
@@ -301,6 +328,7 @@ export function buildOpenApiDocument(opts: {
     const ok = successStatus(route);
     const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
     op.responses = { [ok]: success };
+    if (route.asHeaders) moveFieldsToHeaders(success as OpenApiResponse, route.asHeaders, generated.components.schemas);
     for (const status of errorStatuses(route)) {
       op.responses[status] = errorResponse(
         Object.entries(ERROR_STATUS)

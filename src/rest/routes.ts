@@ -22,6 +22,14 @@ export interface RestRoute {
   direct?: true;
   /** Response fields left out when null (fields that exist only in some outcomes); direct routes only. */
   omitWhenNull?: string[];
+  /** Response fields sent as headers instead of in the body (by field name); direct routes only. */
+  asHeaders?: Record<string, ResponseHeader>;
+}
+
+/** A response header carrying a field of the operation's result (absent when the field is null). */
+export interface ResponseHeader {
+  name: string;
+  description: string;
 }
 
 export const AREA_BASE: Record<RestArea, string> = {
@@ -255,6 +263,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Mutation.queryContract',
     auth: 'api-key',
     direct: true,
+    asHeaders: {
+      blockNumber: {
+        name: 'x-block-number',
+        description:
+          'Block the answer reflects (decimal): the head this service knows, or a later block it named in an ' +
+          'invoke answer. Absent when the head was not known and the call ran at the node’s latest block.',
+      },
+    },
     summary: 'Read a contract function (eth_call); scope read',
   },
   {

@@ -1,4 +1,14 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The gateway read cache's counts since start (its ReadCacheStats). */
+export interface ReadCacheCounts {
+  hits: number;
+  misses: number;
+  coalesced: number;
+  bypassed: number;
+  entries: number;
+  bytes: number;
+}
 
 /** Prometheus metrics of one process (served at /metrics). */
 export class Metrics {
@@ -18,5 +28,42 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Serves the gateway read cache's counts, read from `counts` at each scrape. */
+  observeReadCache(counts: () => ReadCacheCounts): void {
+    const counter = (name: string, help: string, pick: (c: ReadCacheCounts) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(pick(counts()));
+        },
+      });
+    const gauge = (name: string, help: string, pick: (c: ReadCacheCounts) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(pick(counts()));
+        },
+      });
+    counter('gateway_read_cache_hits_total', 'Gateway queries answered from the read cache', (c) => c.hits);
+    counter('gateway_read_cache_misses_total', 'Gateway queries sent to the node (one eth_call each)', (c) => c.misses);
+    counter(
+      'gateway_read_cache_coalesced_total',
+      'Gateway queries that joined an identical eth_call already in flight',
+      (c) => c.coalesced,
+    );
+    counter(
+      'gateway_read_cache_bypassed_total',
+      'Gateway queries sent to the node at latest, uncached, because the head was not known or stale',
+      (c) => c.bypassed,
+    );
+    gauge('gateway_read_cache_entries', 'Answers held by the gateway read cache', (c) => c.entries);
+    gauge('gateway_read_cache_bytes', 'Estimated size of the answers held by the gateway read cache', (c) => c.bytes);
   }
 }

@@ -13,7 +13,7 @@ const ALLOWED_HEADERS = [
   'x-request-id',
   'apollo-require-preflight',
 ];
-const EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id'];
+const EXPOSED_HEADERS = ['Retry-After', 'X-Request-Id', 'X-Block-Number'];
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
 

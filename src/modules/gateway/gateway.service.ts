@@ -19,6 +19,8 @@ import type { WalletService } from '../wallets';
 import { CallCodec, findMethod, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore, type FirstAttempt } from './idempotency';
+import type { KnownHeads } from './known-heads';
+import type { ReadCache, ReadCacheStats } from './read-cache';
 
 /** API.md §7: no receipt within 60 s → answered as pending. */
 const RECEIPT_TIMEOUT_MS = 60_000;
@@ -81,9 +83,21 @@ export class GatewayService {
     private readonly usage: UsageRecorder,
     rateLimitPerSecond: number,
     private readonly logger: Logger,
+    /** Block-scoped answers of queries and the head they are read at. */
+    private readonly reads: { cache: ReadCache; heads: KnownHeads },
   ) {
     this.keyLimit = new RequestLimit(rateLimitPerSecond, 1, 'requests for this API key');
     this.idempotency = new IdempotencyStore(ds);
+  }
+
+  /** The read cache's counts, for the metrics. */
+  readCacheStats(): ReadCacheStats {
+    return this.reads.cache.stats();
+  }
+
+  /** Lets the chain watchers slow down again. */
+  close(): void {
+    this.reads.heads.close();
   }
 
   async query(session: Session, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
@@ -98,14 +112,23 @@ export class GatewayService {
         );
       }
       const data = this.codec.encode(contract.record.id, contract.iface, abiMethod, args);
-      const raw = await this.chains
-        .call(contract.record.network, { to: contract.record.address!, data })
-        .catch((e: unknown) => {
+      const { network } = contract.record;
+      const to = contract.record.address!;
+      const call = (block?: number) =>
+        this.chains.call(network, { to, data }, block).catch((e: unknown) => {
           const revert = decodeRevert(e, contract.iface);
           if (revert && !(e instanceof AppError)) throw this.reverted(revert);
           throw e;
         });
-      return { result: this.codec.decode(contract.record.id, contract.iface, abiMethod, raw) };
+      // Only the node's answer is shared: authorization, rate limit and analytics ran above for this call.
+      const block = this.reads.heads.head(network);
+      let raw: string;
+      if (block === null) {
+        raw = await this.reads.cache.readLatest(network, to, data, () => call());
+      } else {
+        raw = await this.reads.cache.read(network, block, to, data, () => call(block));
+      }
+      return { result: this.codec.decode(contract.record.id, contract.iface, abiMethod, raw), blockNumber: block };
     });
   }
 
@@ -208,6 +231,8 @@ export class GatewayService {
             (txHash) => this.outcome(contract.record.network, txHash, contract.iface),
           )
         : await run();
+      // The client now knows this block: no later query may answer from an older one.
+      if (result.blockNumber !== null) this.reads.heads.raise(contract.record.network, result.blockNumber);
       trace.gasUsed = result.gasUsed;
       if (result.status === 'queued') trace.httpStatus = 202;
       return result;

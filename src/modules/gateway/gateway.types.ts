@@ -9,6 +9,14 @@ export class GatewayQueryResult {
       'Decoded return value: one output → the value; several → object by name (array if unnamed); none → null.',
   })
   result!: unknown;
+
+  @Field(() => GraphQLSafeInt, {
+    nullable: true,
+    description:
+      'Block the answer reflects (the head this service knows; REST: the x-block-number header). ' +
+      'Null when the head was not known and the call ran at the node’s latest block.',
+  })
+  blockNumber!: number | null;
 }
 
 @ObjectType({ description: 'Result of a write call: the transaction sent from the owner’s custodial wallet.' })

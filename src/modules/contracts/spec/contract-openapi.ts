@@ -1,5 +1,6 @@
 import { contractOperations, type ContractSpecInput } from './contract-operations';
 import {
+  BLOCK_HEADER,
   bodyRequired,
   ERROR_RESPONSES,
   ERROR_SCHEMA,
@@ -40,6 +41,11 @@ export function buildContractOpenApi(c: ContractSpecInput): object {
         responses: {
           '201': {
             description: op.kind === 'query' ? 'Decoded return value' : 'Transaction sent',
+            ...(op.kind === 'query'
+              ? {
+                  headers: { 'x-block-number': { description: BLOCK_HEADER, schema: { type: 'integer', minimum: 0 } } },
+                }
+              : {}),
             content: { 'application/json': { schema: { $ref: `#/components/schemas/${response}` } } },
           },
           ...errorRefs,

@@ -1,5 +1,6 @@
 import { contractOperations, type ContractSpecInput } from './contract-operations';
 import {
+  BLOCK_HEADER,
   bodyRequired,
   ERROR_RESPONSES,
   ERROR_SCHEMA,
@@ -35,6 +36,9 @@ export function buildContractSwagger(c: ContractSpecInput): object {
         responses: {
           '201': {
             description: op.kind === 'query' ? 'Decoded return value' : 'Transaction sent',
+            ...(op.kind === 'query'
+              ? { headers: { 'x-block-number': { type: 'integer', minimum: 0, description: BLOCK_HEADER } } }
+              : {}),
             schema: { $ref: `#/definitions/${response}` },
           },
           ...errorRefs,

@@ -94,6 +94,10 @@ export function invokeResultSchema(dialect: SpecDialect): Schema {
 }
 
 /** The error body of every failure (API.md §1). */
+/** The `x-block-number` header of a query's answer (docs/api.md, Gateway). */
+export const BLOCK_HEADER =
+  'Block the answer reflects (decimal); absent when the service did not know the head and read the node’s latest block.';
+
 export const ERROR_SCHEMA: Schema = {
   type: 'object',
   properties: {

@@ -35,6 +35,8 @@ const NODE_TIMEOUT = { attempts: 1, timeoutMs: 2_000 };
 export class ChainWatcher {
   private readonly opts: Required<ChainWatcherOptions>;
   private latest: KnownBlock | null = null;
+  /** When the node last answered a poll (ms since epoch): how fresh `latest` is as the head. */
+  private checkedAt: number | null = null;
   private lastPublished: number | null = null;
   private retained = 0;
   private failing = false;
@@ -87,6 +89,12 @@ export class ChainWatcher {
     return this.latest;
   }
 
+  /** The head as of the last poll the node answered, and when that was; null before the first. */
+  head(): { number: number; checkedAt: number } | null {
+    if (this.latest === null || this.checkedAt === null) return null;
+    return { number: this.latest.summary.number, checkedAt: this.checkedAt };
+  }
+
   /** Resolves with the head once it is above `after`, or null after `timeoutMs`. */
   waitForHead(after: number, timeoutMs: number): Promise<number | null> {
     const head = this.latest?.summary.number;
@@ -134,6 +142,7 @@ export class ChainWatcher {
     // While the node is down, probe it quietly instead of logging a failed read every interval.
     if (this.failing && !(await this.reader.isHealthy(this.network))) return;
     try {
+      const polledAt = Date.now();
       const head = await this.reader.headNumber(this.network, NODE_TIMEOUT);
       if (this.lastPublished === null || head < this.lastPublished) {
         if (this.lastPublished !== null) {
@@ -166,6 +175,7 @@ export class ChainWatcher {
           from = to + 1;
         }
       }
+      this.checkedAt = polledAt;
       if (this.failing) this.log.info('The node answers again; live blocks resume (missed blocks replayed)');
       this.failing = false;
       const known = this.latest?.summary.number;
