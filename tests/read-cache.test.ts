@@ -39,7 +39,7 @@ async function startCountingProxy(upstream: string): Promise<CountingProxy> {
         return;
       }
       const parsed = JSON.parse(body) as
-        { method: string; params?: unknown[] } | Array<{ method: string; params?: unknown[] }>;
+        { id: unknown; method: string; params?: unknown[] } | Array<{ method: string; params?: unknown[] }>;
       for (const p of Array.isArray(parsed) ? parsed : [parsed]) {
         if (p.method === 'eth_call') proxy.calls.push(String(p.params?.[1]));
       }
@@ -142,6 +142,27 @@ describe('gateway read cache', () => {
       59,
     );
     expect(value('gateway_read_cache_misses_total')).toBeGreaterThanOrEqual(2);
+  });
+
+  it('reads a contract deployed a moment ago at its own block, not at an older head the watcher knew', async () => {
+    // Each deployment is answered as soon as its receipt is seen; the watcher may see its block later.
+    for (let i = 0; i < 3; i++) {
+      const deploying = api.post('/api/devportal/contracts/deploy', { source: COUNTER_SOURCE }, { token: dev.token });
+      // Blocks are made by hand here: mine once the deployment is in the pool.
+      while (Number((await rpc('txpool_status')).pending) === 0) await sleep(10);
+      await rpc('evm_mine');
+      const deployed = await deploying;
+      expect(deployed.body.status).toBe('deployed');
+      const registered = await api.post(
+        `/api/devportal/contracts/${deployed.body.id}/register-middleware`,
+        {},
+        { token: dev.token },
+      );
+      expect(registered.status).toBe(201);
+      const res = await query(deployed.body.id, 'count');
+      expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { result: '0' } });
+      expect(blockOf(res)).toBeGreaterThanOrEqual(deployed.body.blockNumber);
+    }
   });
 
   it('shows an invoke’s change to the next query after its block, never before', async () => {

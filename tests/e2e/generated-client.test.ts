@@ -49,6 +49,7 @@ const flow = {
   keyId: '',
   txHash: '',
   txBlock: 0,
+  transactionId: '',
   recipient: Wallet.createRandom().address,
 };
 
@@ -349,6 +350,7 @@ describe('REST with clients generated from the served OpenAPI documents', () => 
     expect(outcome).toMatchObject({ status: 'success', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     flow.txHash = outcome.txHash;
     flow.txBlock = outcome.blockNumber;
+    flow.transactionId = outcome.transactionId;
     expect(await balanceOf(flow.recipient)).toBe(250n);
     expect(await balanceOf(flow.wallet)).toBe(10n ** 21n - 250n);
 
@@ -384,6 +386,64 @@ describe('REST with clients generated from the served OpenAPI documents', () => 
     const denied = await token.POST(`${base}/query/balanceOf`, { body: { args: [flow.wallet] } });
     expect(denied.response.status).toBe(401);
     expect(check(`${base}/query/balanceOf`, denied).error.code).toBe('INVALID_API_KEY');
+  });
+
+  it('follows the invoke’s record, lists the token’s events and manages a webhook (API.md §12)', async () => {
+    const api = createClient<Untyped>({ baseUrl: stack.url });
+    const record = await api.GET('/api/devportal/transactions/{id}', {
+      params: { path: { id: flow.transactionId } },
+      headers: auth(),
+    });
+    expect(record.response.status).toBe(200);
+    expect(expectDocumented<any>(devDoc, '/api/devportal/transactions/{id}', 'get', record)).toMatchObject({
+      id: flow.transactionId,
+      kind: 'invoke',
+      status: 'success',
+      txHash: flow.txHash,
+      blockNumber: flow.txBlock,
+    });
+
+    const events = await api.GET('/api/devportal/contracts/{id}/events', {
+      params: { path: { id: flow.contractId }, query: { event: 'Transfer' } },
+      headers: auth(),
+    });
+    expect(events.response.status).toBe(200);
+    const listed = expectDocumented<any>(devDoc, '/api/devportal/contracts/{id}/events', 'get', events);
+    expect(listed.items.map((e: any) => e.args.value)).toEqual(['1000000000000000000000', '250']);
+    expect(listed.items[1]).toMatchObject({
+      event: 'Transfer',
+      transactionHash: flow.txHash,
+      args: { to: flow.recipient },
+    });
+
+    const created = await api.POST('/api/devportal/developers/{id}/webhooks', {
+      params: { path: { id: flow.developerId } },
+      headers: auth(),
+      body: { url: 'http://127.0.0.1:9/hook', events: ['transaction.status'] },
+    });
+    expect(created.response.status).toBe(201);
+    const webhook = expectDocumented<any>(devDoc, '/api/devportal/developers/{id}/webhooks', 'post', created);
+    expect(webhook.secret).toMatch(/^whsec_/);
+    const list = await api.GET('/api/devportal/developers/{id}/webhooks', {
+      params: { path: { id: flow.developerId } },
+      headers: auth(),
+    });
+    const items = expectDocumented<any>(devDoc, '/api/devportal/developers/{id}/webhooks', 'get', list).items;
+    expect(items.map((w: any) => w.id)).toEqual([webhook.id]);
+    expect(items[0]).not.toHaveProperty('secret');
+    const log = await api.GET('/api/devportal/webhooks/{webhookId}/deliveries', {
+      params: { path: { webhookId: webhook.id } },
+      headers: auth(),
+    });
+    expect(expectDocumented<any>(devDoc, '/api/devportal/webhooks/{webhookId}/deliveries', 'get', log).items).toEqual(
+      [],
+    );
+    const deleted = await api.DELETE('/api/devportal/webhooks/{webhookId}', {
+      params: { path: { webhookId: webhook.id } },
+      headers: auth(),
+    });
+    expect(deleted.response.status).toBe(200);
+    expectDocumented<any>(devDoc, '/api/devportal/webhooks/{webhookId}', 'delete', deleted);
   });
 
   it('looks the invoke up in the explorer with the generated explorer client', async () => {

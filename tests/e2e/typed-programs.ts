@@ -145,6 +145,35 @@ export async function portalFlow(
   const details = must(await api.GET('/api/devportal/developers/{id}', { headers, params: { path: { id: developerId } } }));
   const projects: Dev['Project'][] = details.projects;
 
+  // API.md §12: the invoke's transaction record, the contract's events, a webhook and its log.
+  const transactionId: string = invoke.transactionId;
+  const txRecord = must(await api.GET('/api/devportal/transactions/{id}', { headers, params: { path: { id: transactionId } } }));
+  const txStatus: string = txRecord.status;
+  const events = must(
+    await api.GET('/api/devportal/contracts/{id}/events', {
+      headers: { 'x-api-key': apiKey },
+      params: { path: { id: contractId }, query: { event: 'Transfer', limit: 10 } },
+    }),
+  );
+  const eventName: string | undefined = events.items[0]?.event;
+  const eventBlock: number | undefined = events.items[0]?.blockNumber;
+  const webhook = must(
+    await api.POST('/api/devportal/developers/{id}/webhooks', {
+      headers,
+      params: { path: { id: developerId } },
+      body: { url: 'https://receiver.example/hook', events: ['transaction.status', 'contract.event'], contractId },
+    }),
+  );
+  const webhookSecret: string = webhook.secret;
+  const webhooks = must(await api.GET('/api/devportal/developers/{id}/webhooks', { headers, params: { path: { id: developerId } } }));
+  const deliveries = must(
+    await api.GET('/api/devportal/webhooks/{webhookId}/deliveries', { headers, params: { path: { webhookId: webhook.id } } }),
+  );
+  const deliveryAttempts: number | undefined = deliveries.items[0]?.attempts;
+  const deletedWebhook = must(
+    await api.DELETE('/api/devportal/webhooks/{webhookId}', { headers, params: { path: { webhookId: webhook.id } } }),
+  );
+
   const revoked = must(
     await api.DELETE('/api/devportal/api-keys/{keyId}', { headers, params: { path: { keyId: key.id } } }),
   );
@@ -160,6 +189,7 @@ export async function portalFlow(
   void [abi, registeredBefore, statusReason, approvedAt, notRegisteredAt, record, mine, lastPage, openapiUrl];
   void [queryTemplate, spec, scopes, keys, neverUsed, notRevoked, result, txHash, pendingBlock, pendingGas];
   void [history, requests, projects, revokedStatus, deniedCode];
+  void [txStatus, eventName, eventBlock, webhookSecret, webhooks, deliveryAttempts, deletedWebhook];
   return { contractId, address: address ?? '', apiKey, keyId: key.id, developerId, token };
 }
 
