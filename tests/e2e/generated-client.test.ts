@@ -403,12 +403,18 @@ describe('REST with clients generated from the served OpenAPI documents', () => 
       blockNumber: flow.txBlock,
     });
 
-    const events = await api.GET('/api/devportal/contracts/{id}/events', {
-      params: { path: { id: flow.contractId }, query: { event: 'Transfer' } },
-      headers: auth(),
-    });
-    expect(events.response.status).toBe(200);
-    const listed = expectDocumented<any>(devDoc, '/api/devportal/contracts/{id}/events', 'get', events);
+    // Events come from the block index: wait for it to hold the transfer's block.
+    let listed: any;
+    for (let i = 0; i < 100; i++) {
+      const events = await api.GET('/api/devportal/contracts/{id}/events', {
+        params: { path: { id: flow.contractId }, query: { event: 'Transfer' } },
+        headers: auth(),
+      });
+      expect(events.response.status).toBe(200);
+      listed = expectDocumented<any>(devDoc, '/api/devportal/contracts/{id}/events', 'get', events);
+      if (listed.items.length >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(listed.items.map((e: any) => e.args.value)).toEqual(['1000000000000000000000', '250']);
     expect(listed.items[1]).toMatchObject({
       event: 'Transfer',

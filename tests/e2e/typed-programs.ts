@@ -146,7 +146,9 @@ export async function portalFlow(
   const projects: Dev['Project'][] = details.projects;
 
   // API.md §12: the invoke's transaction record, the contract's events, a webhook and its log.
-  const transactionId: string = invoke.transactionId;
+  // Null only in an answer replayed from before transaction records existed.
+  const transactionId: string | null | undefined = invoke.transactionId;
+  if (!transactionId) throw new Error('the invoke answer names no transaction record');
   const txRecord = must(await api.GET('/api/devportal/transactions/{id}', { headers, params: { path: { id: transactionId } } }));
   const txStatus: string = txRecord.status;
   const events = must(
