@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ENTITIES } from '../entities';
 import { MIGRATIONS } from '../../migrations';
+import { LOCK_KEYS } from '../kernel/lock-keys';
 
 /** The one TypeORM DataSource factory: schema only through migrations, never synchronize. */
 export function createDataSource(url: string, opts: { poolSize?: number } = {}): DataSource {
@@ -19,19 +20,16 @@ export function createDataSource(url: string, opts: { poolSize?: number } = {}):
   });
 }
 
-/** Arbitrary constant key of the advisory lock that serialises migrations between instances. */
-const MIGRATION_LOCK_KEY = 7_991_001;
-
 /** Applies pending migrations; several instances starting at once apply them exactly once. */
 export async function runMigrations(ds: DataSource): Promise<string[]> {
   const lock = ds.createQueryRunner();
   await lock.connect();
   try {
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEYS.migrations]);
     const applied = await ds.runMigrations({ transaction: 'all' });
     return applied.map((m) => m.name);
   } finally {
-    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEYS.migrations]).catch(() => undefined);
     await lock.release();
   }
 }

@@ -7,6 +7,7 @@ import type { Session } from '../../auth/session';
 import type { TransactionSender, TransactionSigner } from '../wallets';
 import type { WalletService } from '../wallets';
 import type { FaucetDrip } from './faucet.types';
+import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** SPEC.md, Limits: 5 drips per day, 10 native coins per drip, testnet only. */
 export const DRIPS_PER_DAY = 5;
@@ -61,7 +62,7 @@ export class FaucetService {
 
     // Reserve one of today's drips; the per-developer lock makes the count exact across instances.
     const { dripId, used } = await this.ds.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`faucet:${developer.id}`]);
+      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.faucetDrips(developer.id)]);
       const [row] = (await m.query(
         `SELECT count(*)::int AS used FROM faucet_drips
           WHERE developer_id = $1 AND day = $2

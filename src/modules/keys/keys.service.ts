@@ -11,6 +11,7 @@ import { ApiKeyEntity, type ApiKeyScope } from './api-key.entity';
 import type { ApiKeyInfo, ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
 import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel';
 import type { Session } from '../../auth/session';
+import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** `svc_` + 43 base64url characters (32 random bytes), API.md §6. */
 export const API_KEY_PATTERN = /^svc_[A-Za-z0-9_-]{43}$/;
@@ -103,7 +104,7 @@ export class ApiKeyService {
     const { key, prefix, hash } = generateApiKey();
     const row = await this.ds.transaction(async (tx) => {
       // One developer's issues are serialized so that concurrent requests cannot pass the cap together.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${caller.id}`]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.apiKeys(caller.id)]);
       const [{ active }] = (await tx.query(
         `SELECT count(*)::int AS active FROM api_keys WHERE developer_id = $1 AND status = 'active'`,
         [caller.id],

@@ -17,6 +17,7 @@ import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import type { TransactionRecords } from '../transactions';
 import type { ChainTransactionKind } from './chain-transaction.entity';
+import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** Who signs: an address, and a way to open its key only when signing. */
 export interface TransactionSigner {
@@ -341,7 +342,7 @@ export class TransactionSender {
     await runner.connect();
     try {
       // Session lock: held across commit and broadcast, released even if this process dies.
-      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`nonce:${key}`]);
+      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEYS.nonce(key)]);
     } catch (e) {
       await runner.release();
       throw e;
@@ -361,7 +362,7 @@ export class TransactionSender {
     if (ok && more && lane.sends < LANE_MAX_SENDS && Date.now() - lane.since < LANE_MAX_MS) return;
     this.lanes.delete(key);
     try {
-      await lane.runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`nonce:${key}`]).catch(() => undefined);
+      await lane.runner.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEYS.nonce(key)]).catch(() => undefined);
     } finally {
       await lane.runner.release();
     }

@@ -6,6 +6,7 @@ import type { Network } from '../../config';
 import type { Logger } from '../../logger';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 import { bumped, type MinedTransaction, type TransactionSender, type TransactionSigner } from './transaction-sender';
+import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
 const CHECK_AFTER = '3 seconds';
@@ -16,7 +17,7 @@ const REPLACE_AFTER_S = 50;
 /** A replacement not mined after this long is given up: marked failed, its nonce free again. */
 const GIVE_UP_AFTER_S = 50;
 const TICK_MS = 2000;
-const LOCK_KEY = 7_991_002;
+const LOCK_KEY = LOCK_KEYS.transactionTracker;
 
 export interface PendingTransaction {
   network: Network;

@@ -18,6 +18,7 @@ import type {
   WebhookInfo,
   WebhookList,
 } from './webhooks.types';
+import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** A transaction record as the transactions module reports each status change of it. */
 export interface TransactionRecordView {
@@ -162,7 +163,7 @@ export class WebhookService {
     const sealed = sealWebhookSecret(secret, id, this.sealingKey);
     const row = await this.ds.transaction(async (tx) => {
       // One developer's creations are serialized so that concurrent requests cannot pass the cap together.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`webhooks:${caller.id}`]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.webhooks(caller.id)]);
       const [{ active }] = (await tx.query(
         `SELECT count(*)::int AS active FROM webhooks WHERE developer_id = $1 AND status = 'active'`,
         [caller.id],

@@ -5,6 +5,7 @@ import type { Logger } from '../../../logger';
 import type { BlockIndex, IndexState } from './block-index';
 import { hexToNumber, type ChainReader, type FullBlock } from './chain-reader';
 import type { ChainWatcher } from './chain-watcher';
+import { LOCK_KEYS } from '../../../kernel/lock-keys';
 
 export interface ExplorerIndexerOptions {
   network: Network;
@@ -30,8 +31,8 @@ export interface ExplorerIndexerOptions {
   onIndexed?: () => void;
 }
 
-/** First key of the indexer's advisory locks (the second is the chain id); the migration lock is 7991001. */
-const LOCK_CLASS = 7_991_002;
+/** First key of the indexer's advisory locks (the second is the chain id). */
+const LOCK_CLASS = LOCK_KEYS.explorerIndexerClass;
 const HALT_RECHECK_MS = 30_000;
 const MAX_BACKOFF_MS = 10_000;
 const PROGRESS_LOG_MS = 10_000;
