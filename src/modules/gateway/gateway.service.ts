@@ -121,13 +121,8 @@ export class GatewayService {
           throw e;
         });
       // Only the node's answer is shared: authorization, rate limit and analytics ran above for this call.
-      let block = this.reads.heads.head(network);
-      // Never before the contract's own block: a watcher a moment behind its deployment would read no code.
       const deployedAt = contract.record.blockNumber === null ? null : Number(contract.record.blockNumber);
-      if (block !== null && deployedAt !== null && block < deployedAt) {
-        this.reads.heads.raise(network, deployedAt);
-        block = deployedAt;
-      }
+      const block = this.reads.heads.headFor(network, deployedAt);
       let raw: string;
       if (block === null) {
         raw = await this.reads.cache.readLatest(network, to, data, () => call());

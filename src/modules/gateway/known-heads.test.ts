@@ -52,6 +52,24 @@ describe('KnownHeads', () => {
     heads.close();
   });
 
+  it('reads a contract no earlier than its own block, and keeps later reads there', () => {
+    const f = follower({ number: 5, checkedAt: now });
+    const heads = new KnownHeads(f.source, { now: clock });
+    // Deployed in block 7, which the follower has not seen yet.
+    expect(heads.headFor('testnet', 7)).toBe(7);
+    // Any read after it, of any contract, is at that block or later.
+    expect(heads.head('testnet')).toBe(7);
+    expect(heads.headFor('testnet', 3)).toBe(7);
+    expect(heads.headFor('testnet', null)).toBe(7);
+    // Another network is not moved.
+    expect(heads.head('mainnet')).toBe(5);
+    // Unknown head: nothing to pin (a plain latest read).
+    const unknown = new KnownHeads(follower(null).source, { now: clock });
+    expect(unknown.headFor('testnet', 7)).toBeNull();
+    heads.close();
+    unknown.close();
+  });
+
   it('drops a raised head the follower never reaches (the chain was reset) after its time to live', () => {
     const f = follower({ number: 5, checkedAt: now });
     const heads = new KnownHeads(f.source, { raisedTtlMs: 10_000, now: clock });

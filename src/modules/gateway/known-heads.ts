@@ -64,6 +64,18 @@ export class KnownHeads {
     return lifted !== undefined && lifted > seen.number ? lifted : seen.number;
   }
 
+  /**
+   * The block to read a contract at: the head, but never before the contract's own block (a
+   * follower a moment behind a fresh deployment would read no code there). Null when the head is
+   * not known.
+   */
+  headFor(network: Network, deployedAt: number | null): number | null {
+    const block = this.head(network);
+    if (block === null || deployedAt === null || block >= deployedAt) return block;
+    this.raise(network, deployedAt);
+    return deployedAt;
+  }
+
   /** A receipt in `block` was seen (and named to a client): reads from now on are at that block or later. */
   raise(network: Network, block: number): void {
     const current = this.raised.get(network);
