@@ -29,16 +29,32 @@ const make = (
   headers,
 });
 
-/** Connection failures of PostgreSQL (pg) or of the network stack: the database is unavailable. */
-function isDatabaseDown(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
+/** pg and socket codes of a connection that failed or went away (PostgreSQL's classes 08 and 57P). */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+]);
+/** pg's and pg-pool's own words for a connection that is gone (they carry no code). */
+const CONNECTION_GONE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Connection ended unexpectedly/i;
+
+/**
+ * Connection failures of PostgreSQL (pg) or of the network stack: the database is unavailable.
+ * Also when the failure is the cause of the error thrown (a few levels deep).
+ */
+export function isDatabaseDown(e: unknown, depth = 0): boolean {
+  if (!(e instanceof Error) || depth > 3) return false;
   const code = (e as { code?: string }).code;
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code ?? '') ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-      e.message,
-    )
-  );
+  if (CONNECTION_CODES.has(code ?? '') || CONNECTION_GONE.test(e.message)) return true;
+  return isDatabaseDown((e as { cause?: unknown }).cause, depth + 1);
 }
 
 /** GraphQL's own input errors about the Network enum become INVALID_NETWORK, as on REST. */
