@@ -4,13 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createLogger } from '../src/logger';
-import {
-  WebhookDeliveryWorker,
-  type ContractEventItem,
-  type ContractEventSource,
-  type DeliveryWorkerOptions,
-  type TransactionRecordView,
-} from '../src/modules/webhooks';
+import type { ContractEventItem } from '../src/modules/events';
+import type { TransactionRecordView } from '../src/modules/transactions';
+import { WebhookDeliveryWorker, type ContractEventSource, type DeliveryWorkerOptions } from '../src/modules/webhooks';
 import { client, type Client } from './kit/http';
 import { deployRegistered } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';

@@ -6,7 +6,9 @@ import { decodeCursorWith, encodeCursor, isUuid, pageLimit } from '../../kernel/
 import type { Logger } from '../../logger';
 import type { Session } from '../../auth/session';
 import type { ContractService } from '../contracts';
-import { findEventSignature } from './abi-event';
+import { findEvent, listEvents } from '../../chain/abi';
+import type { ContractEventItem } from '../events';
+import type { TransactionRecordView } from '../transactions';
 import type { WebhookEventType } from './webhook.entity';
 import { generateWebhookSecret, openWebhookSecret, sealWebhookSecret, webhookSecretKey } from './webhook-secret';
 import { checkWebhookUrl, systemResolver, type Resolver, type TargetPolicy } from './webhook-target';
@@ -19,38 +21,6 @@ import type {
   WebhookList,
 } from './webhooks.types';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
-
-/** A transaction record as the transactions module reports each status change of it. */
-export interface TransactionRecordView {
-  id: string;
-  kind: 'invoke' | 'deploy' | 'faucet';
-  network: string;
-  contractId: string | null;
-  method: string | null;
-  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed';
-  txHash: string | null;
-  nonce: number | null;
-  blockNumber: number | null;
-  gasUsed: string | null;
-  revertReason: string | null;
-  error: string | null;
-  createdAt: string;
-  updatedAt: string;
-  developerId: string;
-}
-
-/** A decoded contract event, as the events module lists it. */
-export interface ContractEventItem {
-  event: string;
-  signature: string;
-  args: Record<string, unknown>;
-  address: string;
-  blockNumber: number;
-  blockHash: string;
-  transactionHash: string;
-  logIndex: number;
-  timestamp: number;
-}
 
 /** Position of an event in the chain: after it comes the next one. */
 export interface EventPosition {
@@ -151,7 +121,7 @@ export class WebhookService {
     if (contractId) {
       const contract = await this.contracts.require(contractId);
       if (contract.ownerId !== caller.id) throw new AppError('NOT_FOUND', 'No such contract');
-      if (input.event) event = findEventSignature(contract.abi, input.event.trim());
+      if (input.event) event = findEvent(listEvents(contract.abi), input.event.trim()).signature;
       // Events are sent from the chain's head at creation on: earlier ones are history, not news.
       if (wantsEvents) {
         const head = await this.chains.withRetry(contract.network, (p) => p.getBlockNumber());
