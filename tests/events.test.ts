@@ -463,6 +463,8 @@ describe('errors', () => {
       '?cursor=abc',
       `?cursor=${cursor.slice(0, -3)}`,
       `?event=Ping&cursor=${tampered}`,
+      // A filter no ABI signature is this long, refused before it is parsed.
+      `?event=Ping(${'uint256,'.repeat(200)}uint256)`,
       // A cursor of the Ping list on the list of every event.
       `?cursor=${cursor}`,
     ]) {

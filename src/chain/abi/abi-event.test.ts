@@ -59,6 +59,13 @@ describe('findEvent', () => {
     expect(findEvent(events, 'Moved(uint value)').signature).toBe('Moved(uint256)');
   });
 
+  it('refuses a name or signature longer than any ABI holds before parsing it', () => {
+    expect(appErrorOf(() => findEvent(events, `Moved(${'uint256,'.repeat(200_000)}uint256)`))).toEqual({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'event' },
+    });
+  });
+
   it('refuses a shared name with the signatures to choose from', () => {
     expect(appErrorOf(() => findEvent(events, 'Moved'))).toEqual({
       code: 'AMBIGUOUS_METHOD',

@@ -41,12 +41,21 @@ export function listEvents(abi: unknown[]): AbiEvent[] {
   return events;
 }
 
+/** Longest event name or signature looked up. */
+export const MAX_EVENT_LENGTH = 1024;
+
 /**
  * Looks an event up by name (when no other event shares it) or full signature; 400
  * AMBIGUOUS_METHOD for a shared name, 404 METHOD_NOT_FOUND for one the ABI does not declare.
  */
 export function findEvent(events: readonly AbiEvent[], event: string): AbiEvent {
   const wanted = event.trim();
+  // No ABI signature is this long; refused before ethers parses it.
+  if (wanted.length > MAX_EVENT_LENGTH) {
+    throw new AppError('VALIDATION_FAILED', `event must be at most ${MAX_EVENT_LENGTH} characters`, {
+      field: 'event',
+    });
+  }
   if (wanted.includes('(')) {
     const signature = canonicalEventSignature(wanted);
     const found = events.find((e) => e.signature === signature);
