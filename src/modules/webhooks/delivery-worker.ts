@@ -37,6 +37,9 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
   fanOutBatch: 100,
 };
 
+/** Longest wait between two fan-outs of contract events when the index signal says nothing. */
+const FAN_OUT_BACKSTOP_MS = 5_000;
+
 /** Full jitter (AWS's "exponential backoff and jitter"): uniform in [min, min(cap, base·2^(n−1))]. */
 export function retryDelayMs(
   attempts: number,
@@ -72,6 +75,9 @@ export class WebhookDeliveryWorker {
   /** A wake-up came during a pass: run the next one at once. */
   private again = false;
   private indexed: Pick<IndexSignal, 'version' | 'wait'> | undefined;
+  /** Blocks were indexed since the last fan-out (always true without an index signal to tell). */
+  private fanOutDue = true;
+  private lastFanOut = 0;
 
   constructor(
     private readonly ds: DataSource,
@@ -108,7 +114,10 @@ export class WebhookDeliveryWorker {
     while (this.running) {
       const version = signal.version(network);
       await signal.wait(network, version, 60_000, stopped);
-      if (signal.version(network) !== version) this.wake();
+      if (signal.version(network) !== version) {
+        this.fanOutDue = true;
+        this.wake();
+      }
     }
   }
 
@@ -140,7 +149,14 @@ export class WebhookDeliveryWorker {
 
   private async runPass(): Promise<void> {
     try {
-      if (this.events) await this.fanOut(this.events);
+      // With an index signal, contract events fan out when blocks were indexed (and every few seconds
+      // as a backstop), not on every pass: a pass per delivered message would re-read every webhook.
+      const due = !this.indexed || this.fanOutDue || Date.now() - this.lastFanOut >= FAN_OUT_BACKSTOP_MS;
+      if (this.events && due) {
+        this.fanOutDue = false;
+        this.lastFanOut = Date.now();
+        await this.fanOut(this.events);
+      }
       await this.claimAndSend();
     } catch (err) {
       this.logger.warn({ err }, 'webhook delivery pass failed; retrying on the next one');
@@ -270,23 +286,27 @@ export class WebhookDeliveryWorker {
     )) as Array<{ id: string }>;
     for (const { id } of candidates) {
       if (!this.running) return;
-      await this.fanOutOne(source, id).catch((err: unknown) =>
-        this.logger.warn({ err, webhookId: id }, 'could not fan contract events out to a webhook; retrying'),
-      );
+      const moved = await this.fanOutOne(source, id).catch((err: unknown) => {
+        this.logger.warn({ err, webhookId: id }, 'could not fan contract events out to a webhook; retrying');
+        return this.options.fanOutBatch;
+      });
+      // A full batch (or a failure) may leave events behind: the next pass fans out again.
+      if (moved >= this.options.fanOutBatch) this.fanOutDue = this.again = true;
     }
   }
 
-  private async fanOutOne(source: ContractEventSource, id: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+  /** Moves one webhook's next events into the outbox; how many it moved. */
+  private async fanOutOne(source: ContractEventSource, id: string): Promise<number> {
+    return this.ds.transaction(async (tx) => {
       const [w] = (await tx.query(
         `SELECT contract_id, event, event_cursor_block::text AS block, event_cursor_log AS log FROM webhooks
           WHERE id = $1 AND status = 'active' FOR NO KEY UPDATE SKIP LOCKED`,
         [id],
       )) as Array<{ contract_id: string; event: string | null; block: string | null; log: number | null }>;
-      if (!w) return;
+      if (!w) return 0;
       const after = w.block === null ? null : { blockNumber: Number(w.block), logIndex: w.log ?? 0 };
       const items = await source.eventsAfter(w.contract_id, w.event, after, this.options.fanOutBatch);
-      if (items.length === 0) return;
+      if (items.length === 0) return 0;
       await this.webhooks.enqueue(
         tx,
         items.map((data) => ({ webhookId: id, type: 'contract.event', data })),
@@ -297,6 +317,7 @@ export class WebhookDeliveryWorker {
         last.blockNumber,
         last.logIndex,
       ]);
+      return items.length;
     });
   }
 }
