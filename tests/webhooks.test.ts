@@ -839,6 +839,10 @@ describe('crash of a sending instance', () => {
       [hook.body.id],
     );
     expect(claimed).toEqual({ status: 'pending', attempts: 0, leased: true });
+    // The dead instance's claim holds until its lease expires (20 s); let that time pass.
+    await rows(`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE webhook_id = $1`, [
+      hook.body.id,
+    ]);
 
     // A new instance takes over once the dead one's lease has expired.
     sibling = await spawnSibling(stack);

@@ -10,6 +10,7 @@ import type { TrustStore } from '../modules/accounts/eds/trust-store';
 import { ExplorerService, LiveFeed } from '../modules/explorer';
 import { ContractEventsService } from '../modules/events';
 import { SolidityCompiler } from '../modules/contracts/compiler/compiler';
+import { CompileStore } from '../modules/contracts/compiler/compile-store';
 import { ContractService } from '../modules/contracts/contracts.service';
 import { AnalyticsService } from '../modules/analytics/analytics.service';
 import { UsageRecorder } from '../modules/analytics/usage-recorder';
@@ -84,7 +85,11 @@ export function createServices(deps: {
   const sender = new TransactionSender(deps.ds, deps.chains, deps.logger, records);
   const transactions = new TransactionService(records);
   const faucet = new FaucetService(deps.ds, wallets, sender, deps.faucetPrivateKey, deps.logger);
-  const compiler = new SolidityCompiler({ logger: deps.logger });
+  const compileCache = deps.config.compileCache;
+  const compiler = new SolidityCompiler({
+    logger: deps.logger,
+    store: compileCache && new CompileStore({ ...compileCache, logger: deps.logger }),
+  });
   const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
   const contracts = new ContractService(deps.ds, projects, wallets, sender, compiler, { servers }, deps.logger);
   const explorer = new ExplorerService(

@@ -13,6 +13,11 @@ import { startBesuChain, type BesuChain, type BesuFrontOptions } from './besu-no
 
 /** PostgreSQL every machine runs for tests (trust auth). */
 export const TEST_PG = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/**
+ * Compiled outputs shared by every test stack and service process of the machine (the service's
+ * COMPILE_CACHE_DIR): each distinct source runs through solc once, not once per test file.
+ */
+export const TEST_COMPILE_CACHE_DIR = path.join(tmpdir(), 'devportal-test-compile-cache');
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
 export const TEST_WALLET_KEY = '11'.repeat(32);
 
@@ -116,6 +121,7 @@ export async function startStack(
     WS_CONNECTIONS_PER_IP: '10000',
     // Parallel test workers share one PostgreSQL (max_connections 100): each stack takes a few.
     DATABASE_POOL_SIZE: '8',
+    COMPILE_CACHE_DIR: TEST_COMPILE_CACHE_DIR,
     ...besu?.env,
     ...env,
   });

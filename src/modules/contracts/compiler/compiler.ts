@@ -17,6 +17,7 @@ import {
 } from './solc-output';
 import { SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
 import { sourceShapeKey } from './source-shape';
+import type { CompileStore } from './compile-store';
 
 export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, CompilerInfo } from './compiler.types';
 export { findOpcode, PUSH0 } from './opcode-scan';
@@ -53,12 +54,16 @@ export interface SolidityCompilerOptions {
   cacheEntries?: number;
   /** Compiles allowed to wait for a busy worker before 503 SERVICE_UNAVAILABLE (default 50). */
   maxQueued?: number;
+  /** Successful outputs kept on disk across restarts (COMPILE_CACHE_DIR); none when absent. */
+  store?: CompileStore;
   logger?: pino.Logger;
 }
 
 /** Counters for tests and metrics (both lanes together). */
 export interface SolidityCompilerStats extends SolcWorkerPoolStats {
   cacheHits: number;
+  /** Compiles answered from the on-disk store, without solc. */
+  storeHits: number;
   /** Compiles answered at once because the same source (less comments and layout) exhausted a lane. */
   exhaustedHits: number;
 }
@@ -99,7 +104,11 @@ export class SolidityCompiler {
   private readonly inFlight = new Map<string, Promise<CachedCompile>>();
   private readonly maxSourceBytes: number;
   private readonly logger: pino.Logger | undefined;
+  private readonly store: CompileStore | undefined;
+  /** solc's long version as recorded with a stored output, until a worker tells it. */
+  private storedVersion: string | undefined;
   private cacheHits = 0;
+  private storeHits = 0;
 
   constructor(opts: SolidityCompilerOptions = {}) {
     const workers = opts.workers ?? Math.max(2, Math.min(4, availableParallelism() - 1));
@@ -119,6 +128,7 @@ export class SolidityCompiler {
     this.cache = new LRUCache({ max: Math.max(1, opts.cacheEntries ?? 200) });
     this.maxSourceBytes = opts.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
     this.logger = opts.logger;
+    this.store = opts.store;
   }
 
   get stats(): SolidityCompilerStats {
@@ -130,6 +140,7 @@ export class SolidityCompiler {
       crashes: a.crashes + b.crashes,
       timeouts: a.timeouts + b.timeouts,
       cacheHits: this.cacheHits,
+      storeHits: this.storeHits,
       exhaustedHits: this.exhaustedHits,
     };
   }
@@ -137,7 +148,7 @@ export class SolidityCompiler {
   /** The compiler settings results carry. */
   get compilerInfo(): CompilerInfo {
     return {
-      version: releaseVersion(this.pool.version ?? this.anonymousPool.version),
+      version: releaseVersion(this.pool.version ?? this.anonymousPool.version ?? this.storedVersion),
       evmVersion: EVM_VERSION,
       optimizer: { ...OPTIMIZER },
     };
@@ -221,6 +232,14 @@ export class SolidityCompiler {
     lane: CompileLane,
     shape: string,
   ): Promise<CachedCompile> {
+    const stored = await this.store?.get(key);
+    if (stored) {
+      this.storeHits += 1;
+      this.storedVersion ??= stored.version;
+      const entry: CachedCompile = { ok: true, output: stored.output };
+      this.cache.set(key, entry);
+      return entry;
+    }
     const allSources = await collectSources(sources);
     const standardJson = JSON.stringify({
       language: 'Solidity',
@@ -272,6 +291,8 @@ export class SolidityCompiler {
       if (outOfMemory) this.exhausted.set(shape, { lane, error: entry });
     }
     if (cacheable) this.cache.set(key, entry);
+    const version = (lane === 'anonymous' ? this.anonymousPool : this.pool).version;
+    if (entry.ok && cacheable && version) void this.store?.put(key, { version, output: entry.output });
     return entry;
   }
 

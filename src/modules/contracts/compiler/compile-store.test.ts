@@ -1,0 +1,90 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CompileStore } from './compile-store';
+import { SolidityCompiler } from './compiler';
+
+const COUNTER = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract StoredCounter {
+  uint256 public count;
+  function increment() external { count += 1; }
+}
+`;
+
+const BROKEN = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Broken { function f() external { undefinedThing(); } }
+`;
+
+const OUTPUT = { contracts: [], skipped: [], warnings: [] };
+const key = (n: number) => n.toString(16).padStart(64, '0');
+
+describe('CompileStore', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'compile-store-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps an output under its key and reads it back', async () => {
+    const store = new CompileStore({ dir: path.join(dir, 'nested'), maxFiles: 10 });
+    expect(await store.get(key(1))).toBeUndefined();
+    await store.put(key(1), { version: '0.8.20+commit.a1b79de6.Emscripten.clang', output: OUTPUT });
+    expect(await store.get(key(1))).toEqual({ version: '0.8.20+commit.a1b79de6.Emscripten.clang', output: OUTPUT });
+    expect(readdirSync(path.join(dir, 'nested'))).toEqual([`${key(1)}.json`]);
+  });
+
+  it('treats a truncated, foreign or misplaced file as a miss, and refuses keys that are not hashes', async () => {
+    const store = new CompileStore({ dir, maxFiles: 10 });
+    writeFileSync(path.join(dir, `${key(2)}.json`), '{"format":1,"key":"');
+    writeFileSync(path.join(dir, `${key(3)}.json`), JSON.stringify({ format: 1, key: key(4), version: 'x', output: OUTPUT }));
+    writeFileSync(path.join(dir, `${key(5)}.json`), JSON.stringify({ format: 1, key: key(5), version: 'x', output: {} }));
+    expect(await store.get(key(2))).toBeUndefined();
+    expect(await store.get(key(3))).toBeUndefined();
+    expect(await store.get(key(5))).toBeUndefined();
+    await store.put('../../escape', { version: 'x', output: OUTPUT });
+    expect(await store.get('../../escape')).toBeUndefined();
+    expect(readdirSync(dir).sort()).toEqual([`${key(2)}.json`, `${key(3)}.json`, `${key(5)}.json`]);
+  });
+
+  it('removes the oldest outputs past its bound', async () => {
+    const store = new CompileStore({ dir, maxFiles: 10 });
+    for (let i = 0; i < 10; i++) {
+      await store.put(key(i), { version: 'x', output: OUTPUT });
+      utimesSync(path.join(dir, `${key(i)}.json`), 1_000 + i, 1_000 + i);
+    }
+    await store.put(key(10), { version: 'x', output: OUTPUT });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const left = readdirSync(dir).sort();
+    expect(left).toHaveLength(9);
+    expect(left).not.toContain(`${key(0)}.json`);
+    expect(left).toContain(`${key(10)}.json`);
+  });
+});
+
+describe('SolidityCompiler with a store', () => {
+  it('answers a source compiled by another compiler from the store, without solc, and stores no failure', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'compile-store-'));
+    const first = new SolidityCompiler({ workers: 1, store: new CompileStore({ dir, maxFiles: 10 }) });
+    const second = new SolidityCompiler({ workers: 1, store: new CompileStore({ dir, maxFiles: 10 }) });
+    try {
+      const compiled = await first.compile({ sources: { 'StoredCounter.sol': COUNTER } });
+      await expect(first.compile({ sources: { 'Broken.sol': BROKEN } })).rejects.toMatchObject({
+        code: 'COMPILATION_FAILED',
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      expect(JSON.parse(readFileSync(path.join(dir, files[0]!), 'utf8')).version).toMatch(/^0\.8\.20\+commit\./);
+
+      const again = await second.compile({ sources: { 'StoredCounter.sol': COUNTER } });
+      expect(again).toEqual(compiled);
+      expect(second.stats).toMatchObject({ storeHits: 1, workersStarted: 0, compilesDispatched: 0 });
+      expect(again.compiler.version).toBe('0.8.20+commit.a1b79de6');
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
