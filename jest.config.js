@@ -12,6 +12,13 @@
  *   port); other workers sharing the cores would make them fail for reasons not their own
  */
 
+// Node's on-disk code cache for every process the suite starts (workers, service processes, tsc,
+// linters): JavaScript compiled once is not compiled again by the next process that loads it.
+process.env.NODE_COMPILE_CACHE ??= require('node:path').join(
+  require('node:os').tmpdir(),
+  'devportal-test-node-compile-cache',
+);
+
 /** Timing-sensitive or default-port tests, run alone after the parallel pass (see above). */
 const SERIAL = [
   // /healthz next to a flood, answers within 1 s and 5 s, per-second rate-limit windows.

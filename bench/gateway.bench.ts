@@ -29,8 +29,9 @@ import {
 } from './kit';
 
 /** bare-proxy.js as its own process, like the service, so it does not share the load generator's event loop. */
-async function startBareProxy(nodeUrl: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'bare-proxy.js'), nodeUrl], {
+async function startBareProxy(nodeUrl: string, fromMemory = false): Promise<{ url: string; stop: () => void }> {
+  const args = [path.join(__dirname, 'bare-proxy.js'), nodeUrl, ...(fromMemory ? ['--from-memory'] : [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<string>((resolve, reject) => {
@@ -254,9 +255,20 @@ async function anvilRun(): Promise<void> {
       url: proxy.url,
       body: hot[0]!.body,
     };
+    const memory = await startBareProxy(stack.nodes.testnet.url, true);
+    const ceiling: Target = {
+      name: 'ceiling: bare Node server answering from memory (no node call, no gateway)',
+      url: memory.url,
+      body: hot[0]!.body,
+    };
     await readScenarios('anvil', setup);
-    await runTable('Floor: a bare Node proxy forwarding every call', [hot[0]!, floor], setup);
+    await runTable(
+      'Floor and ceiling: a bare Node proxy forwarding every call, a bare Node server answering from memory',
+      [hot[0]!, floor, ceiling],
+      setup,
+    );
     proxy.stop();
+    memory.stop();
 
     // What each layer adds to one call, without the queueing of 50 saturating connections.
     const latencies: LatencyResult[] = [];

@@ -9,7 +9,7 @@ const TOKEN = 'test-token';
 function provider(withToken = true): JsonRpcProvider {
   const req = new FetchRequest(chain.front.url);
   if (withToken) req.setHeader('Authorization', `Bearer ${TOKEN}`);
-  return new JsonRpcProvider(req, 17991, { staticNetwork: true, cacheTimeout: -1 });
+  return new JsonRpcProvider(req, 17991, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
 }
 
 async function rawSend(body: object, token?: string): Promise<{ status: number; json: unknown }> {

@@ -621,7 +621,7 @@ describe('several instances', () => {
       [1, 2].map((i) => create({ url: `${receiver.url}/shared/${i}`, events: ['transaction.status'] })),
     );
     receiver.answer = async () => {
-      await sleep(Math.floor(Math.random() * 40));
+      await sleep(80 + Math.floor(Math.random() * 40));
       return 200;
     };
     receiver.maxConcurrentPerMessage = 0;
@@ -629,8 +629,13 @@ describe('several instances', () => {
     try {
       const mine: string[] = [];
       const logger = createLogger('debug', { write: (line: string) => void mine.push(line) });
+      // An instance keeps a webhook's chain while it lasts, so whichever polls first could take both
+      // chains. This one sends one delivery at a time and the receiver answers slowly: while it works
+      // through one webhook's batch, the process (polling every 500 ms) takes the other's, however
+      // loaded the machine is.
       const local = new WebhookDeliveryWorker(stack.app.dataSource, stack.app.services.webhooks, undefined, logger, {
-        pollMs: 500,
+        pollMs: 50,
+        concurrency: 1,
       });
       workers.push(local);
       local.start();
@@ -638,7 +643,10 @@ describe('several instances', () => {
       for (let i = 0; i < 30; i++) {
         sent.push(record(dev, { nonce: i }));
         await statusChanged(sent[i]!);
-        if (i % 5 === 4) await sleep(300);
+        if (i % 5 === 4) {
+          local.wake();
+          await sleep(300);
+        }
       }
       for (const i of [1, 2]) {
         const got = await waitFor(`webhook ${i} complete`, () => {

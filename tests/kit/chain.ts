@@ -11,9 +11,10 @@ export const ANVIL_KEYS = [
 
 /** A provider of the test's own, straight to a dev chain (tests may; the service code may not). */
 export function providerOf(stack: Stack, network: Network): JsonRpcProvider {
-  // Straight to anvil, past a Besu front (which would ask for its token).
+  // Straight to anvil, past a Besu front (which would ask for its token). Receipts are polled every
+  // 100 ms (ethers polls every 4 s by default, which would make every wait() last seconds).
   const url = stack.besu?.[network].anvilUrl ?? stack.app.rpcUrls[network]!;
-  return new JsonRpcProvider(url, undefined, { cacheTimeout: -1 });
+  return new JsonRpcProvider(url, undefined, { cacheTimeout: -1, pollingInterval: 100 });
 }
 
 /** Sends coins from a funded anvil account to `to` on a dev chain and waits for it. */

@@ -44,8 +44,8 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       COMPILE_CACHE_DIR: TEST_COMPILE_CACHE_DIR,
-      // Node's on-disk code cache: every spawned service after the first compiles less JavaScript.
-      NODE_COMPILE_CACHE: path.join(tmpdir(), 'devportal-test-node-compile-cache'),
+      // Node's on-disk code cache (jest.config.js): every service process after the first compiles less.
+      ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
       ...env,
       PORT: String(port),
     },
