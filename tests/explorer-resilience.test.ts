@@ -115,7 +115,11 @@ beforeAll(async () => {
   });
   testnetPort = Number(new URL(testnetNode.url).port);
   mainnetNode = await startLocalNode({ chainId: 1991, blockTime: 1, logger: silent });
-  testnet = new JsonRpcProvider(testnetNode.url, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+  testnet = new JsonRpcProvider(testnetNode.url, undefined, {
+    staticNetwork: true,
+    cacheTimeout: -1,
+    pollingInterval: 100,
+  });
   pg = new PgClient({ connectionString: db.url });
 }, 60_000);
 

@@ -43,7 +43,11 @@ function expectChainError(what: string, res: ApiResponse) {
 
 describe('testnet node outage', () => {
   it('answers clearly while the node is away, then tracks a transaction sent before the outage to completion', async () => {
-    const provider = new JsonRpcProvider(env.testnet.url, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+    const provider = new JsonRpcProvider(env.testnet.url, undefined, {
+      staticNetwork: true,
+      cacheTimeout: -1,
+      pollingInterval: 100,
+    });
     await pauseMining(env.testnet.url);
     // During an invoke: its transaction is broadcast, then the node goes away before mining it.
     const invoking = api.post(`/api/devportal/contracts/${counter.id}/invoke/increment`, {}, { apiKey });

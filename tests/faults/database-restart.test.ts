@@ -44,7 +44,11 @@ beforeAll(async () => {
   pgPort = await freePort();
   const { url } = await startPostgres();
   env = await startFaultEnv({ databaseUrl: url });
-  provider = new JsonRpcProvider(env.testnet.url, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+  provider = new JsonRpcProvider(env.testnet.url, undefined, {
+    staticNetwork: true,
+    cacheTimeout: -1,
+    pollingInterval: 100,
+  });
   service = await env.spawn();
   api = client(service.url);
   ({ dev, contract: counter, apiKey } = await gatewayUser(api, env.ca, COUNTER_SOURCE));

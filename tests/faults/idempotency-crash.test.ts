@@ -18,7 +18,11 @@ let provider: JsonRpcProvider;
 
 beforeAll(async () => {
   env = await startFaultEnv();
-  provider = new JsonRpcProvider(env.testnet.url, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+  provider = new JsonRpcProvider(env.testnet.url, undefined, {
+    staticNetwork: true,
+    cacheTimeout: -1,
+    pollingInterval: 100,
+  });
   service = await env.spawn();
   const api = client(service.url);
   ({ dev, contract: counter, apiKey } = await gatewayUser(api, env.ca, COUNTER_SOURCE));

@@ -58,7 +58,11 @@ describe('two instances on one database', () => {
     expect((await apis[1].post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
     const counter = await deployRegistered(apis[0], dev, COUNTER_SOURCE);
     const { apiKey } = await newKey(apis[1], dev);
-    const provider = new JsonRpcProvider(env.testnet.url, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+    const provider = new JsonRpcProvider(env.testnet.url, undefined, {
+      staticNetwork: true,
+      cacheTimeout: -1,
+      pollingInterval: 100,
+    });
     try {
       const before = await provider.getTransactionCount(dev.walletAddress, 'latest');
       const N = 10;

@@ -38,8 +38,14 @@ describe('CompileStore', () => {
   it('treats a truncated, foreign or misplaced file as a miss, and refuses keys that are not hashes', async () => {
     const store = new CompileStore({ dir, maxFiles: 10 });
     writeFileSync(path.join(dir, `${key(2)}.json`), '{"format":1,"key":"');
-    writeFileSync(path.join(dir, `${key(3)}.json`), JSON.stringify({ format: 1, key: key(4), version: 'x', output: OUTPUT }));
-    writeFileSync(path.join(dir, `${key(5)}.json`), JSON.stringify({ format: 1, key: key(5), version: 'x', output: {} }));
+    writeFileSync(
+      path.join(dir, `${key(3)}.json`),
+      JSON.stringify({ format: 1, key: key(4), version: 'x', output: OUTPUT }),
+    );
+    writeFileSync(
+      path.join(dir, `${key(5)}.json`),
+      JSON.stringify({ format: 1, key: key(5), version: 'x', output: {} }),
+    );
     expect(await store.get(key(2))).toBeUndefined();
     expect(await store.get(key(3))).toBeUndefined();
     expect(await store.get(key(5))).toBeUndefined();

@@ -43,7 +43,8 @@ export class CompileStore {
     try {
       text = await readFile(this.fileOf(key), 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.options.logger?.warn({ err: e }, 'compile store unreadable');
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.options.logger?.warn({ err: e }, 'compile store unreadable');
       return undefined;
     }
     try {
@@ -97,7 +98,13 @@ export class CompileStore {
     const dated = await Promise.all(
       names.map(async (name) => {
         const file = path.join(this.options.dir, name);
-        return { file, mtime: await stat(file).then((s) => s.mtimeMs, () => 0) };
+        return {
+          file,
+          mtime: await stat(file).then(
+            (s) => s.mtimeMs,
+            () => 0,
+          ),
+        };
       }),
     );
     dated.sort((a, b) => a.mtime - b.mtime);
