@@ -90,6 +90,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('keeps compile outputs in DATA_DIR by default, elsewhere with COMPILE_CACHE_DIR, and nowhere with a bound of 0', () => {
+    const dir = dataDir();
+    expect(loadConfig({ DATA_DIR: dir }).compileCache).toEqual({
+      dir: path.join(dir, 'compile-cache'),
+      maxBytes: 256 * 1024 * 1024,
+    });
+    expect(
+      loadConfig({ DATA_DIR: dir, COMPILE_CACHE_DIR: '/var/cache/solc', COMPILE_CACHE_MAX_BYTES: '1000' }).compileCache,
+    ).toEqual({
+      dir: '/var/cache/solc',
+      maxBytes: 1000,
+    });
+    expect(loadConfig({ DATA_DIR: dir, COMPILE_CACHE_MAX_BYTES: '0' }).compileCache).toBeUndefined();
+    expect(() => loadConfig({ DATA_DIR: dir, COMPILE_CACHE_MAX_BYTES: '-1' })).toThrow(/COMPILE_CACHE_MAX_BYTES/);
+  });
+
   it('reports every problem at once, without echoing secret values', () => {
     let error: ConfigError | undefined;
     try {

@@ -67,9 +67,13 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .default(32 * 1024 * 1024),
-  /** Successful compile outputs kept on disk (default `<DATA_DIR>/compile-cache`); at most this many files, 0 is off. */
+  /** Successful compile outputs kept on disk (default `<DATA_DIR>/compile-cache`); at most this many bytes, 0 is off. */
   COMPILE_CACHE_DIR: optionalString,
-  COMPILE_CACHE_MAX_FILES: z.coerce.number().int().min(0).default(1000),
+  COMPILE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(256 * 1024 * 1024),
   /** Block time of the local dev chains started in zero-config mode, in seconds. */
   LOCAL_CHAIN_BLOCK_TIME: z.coerce.number().int().min(1).max(60).default(1),
   /** Whether this instance may run the explorer's indexer (only the holder of its lock writes). */
@@ -125,8 +129,8 @@ export interface AppConfig {
   apiKeyRateLimit: number;
   /** Gateway read cache bounds per network: GATEWAY_READ_CACHE_MAX_ENTRIES, GATEWAY_READ_CACHE_MAX_BYTES. */
   readCache: { maxEntries: number; maxBytes: number };
-  /** COMPILE_CACHE_DIR and COMPILE_CACHE_MAX_FILES; undefined when the max is 0. */
-  compileCache?: { dir: string; maxFiles: number };
+  /** COMPILE_CACHE_DIR and COMPILE_CACHE_MAX_BYTES; undefined when the max is 0. */
+  compileCache?: { dir: string; maxBytes: number };
   localChainBlockTime: number;
   /** Explorer block index: INDEXER_ENABLED, INDEXER_START_BLOCK. */
   indexer: { enabled: boolean; startBlock: number };
@@ -232,10 +236,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     apiKeyRateLimit: e.API_KEY_RATE_LIMIT,
     readCache: { maxEntries: e.GATEWAY_READ_CACHE_MAX_ENTRIES, maxBytes: e.GATEWAY_READ_CACHE_MAX_BYTES },
     compileCache:
-      e.COMPILE_CACHE_MAX_FILES > 0
+      e.COMPILE_CACHE_MAX_BYTES > 0
         ? {
             dir: path.resolve(e.COMPILE_CACHE_DIR ?? path.join(dataDir, 'compile-cache')),
-            maxFiles: e.COMPILE_CACHE_MAX_FILES,
+            maxBytes: e.COMPILE_CACHE_MAX_BYTES,
           }
         : undefined,
     localChainBlockTime: e.LOCAL_CHAIN_BLOCK_TIME,

@@ -19,6 +19,8 @@ contract Broken { function f() external { undefinedThing(); } }
 
 const OUTPUT = { contracts: [], skipped: [], warnings: [] };
 const key = (n: number) => n.toString(16).padStart(64, '0');
+/** The size of one stored test output. */
+const SIZE = Buffer.byteLength(JSON.stringify({ format: 1, key: key(0), version: 'x', output: OUTPUT }));
 
 describe('CompileStore', () => {
   let dir: string;
@@ -28,7 +30,7 @@ describe('CompileStore', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('keeps an output under its key and reads it back', async () => {
-    const store = new CompileStore({ dir: path.join(dir, 'nested'), maxFiles: 10 });
+    const store = new CompileStore({ dir: path.join(dir, 'nested'), maxBytes: 1_000_000 });
     expect(await store.get(key(1))).toBeUndefined();
     await store.put(key(1), { version: '0.8.20+commit.a1b79de6.Emscripten.clang', output: OUTPUT });
     expect(await store.get(key(1))).toEqual({ version: '0.8.20+commit.a1b79de6.Emscripten.clang', output: OUTPUT });
@@ -36,7 +38,7 @@ describe('CompileStore', () => {
   });
 
   it('treats a truncated, foreign or misplaced file as a miss, and refuses keys that are not hashes', async () => {
-    const store = new CompileStore({ dir, maxFiles: 10 });
+    const store = new CompileStore({ dir, maxBytes: 1_000_000 });
     writeFileSync(path.join(dir, `${key(2)}.json`), '{"format":1,"key":"');
     writeFileSync(
       path.join(dir, `${key(3)}.json`),
@@ -54,8 +56,9 @@ describe('CompileStore', () => {
     expect(readdirSync(dir).sort()).toEqual([`${key(2)}.json`, `${key(3)}.json`, `${key(5)}.json`]);
   });
 
-  it('removes the oldest outputs past its bound', async () => {
-    const store = new CompileStore({ dir, maxFiles: 10 });
+  it('removes the oldest outputs past its size bound, and keeps none larger than a tenth of it', async () => {
+    // Room for ten and a half outputs: the eleventh makes the oldest go until a tenth is free.
+    const store = new CompileStore({ dir, maxBytes: Math.floor(SIZE * 10.5) });
     for (let i = 0; i < 10; i++) {
       await store.put(key(i), { version: 'x', output: OUTPUT });
       utimesSync(path.join(dir, `${key(i)}.json`), 1_000 + i, 1_000 + i);
@@ -66,19 +69,33 @@ describe('CompileStore', () => {
     expect(left).toHaveLength(9);
     expect(left).not.toContain(`${key(0)}.json`);
     expect(left).toContain(`${key(10)}.json`);
+
+    const big = {
+      ...OUTPUT,
+      warnings: [
+        { severity: 'warning' as const, message: 'x'.repeat(SIZE * 2), formattedMessage: '', sourceLocation: null },
+      ],
+    };
+    await store.put(key(11), { version: 'x', output: big });
+    expect(await store.get(key(11))).toBeUndefined();
   });
 });
 
 describe('SolidityCompiler with a store', () => {
-  it('answers a source compiled by another compiler from the store, without solc, and stores no failure', async () => {
+  it("answers a developer's source compiled by another compiler from the store, without solc; stores no failure and no anonymous compile", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'compile-store-'));
-    const first = new SolidityCompiler({ workers: 1, store: new CompileStore({ dir, maxFiles: 10 }) });
-    const second = new SolidityCompiler({ workers: 1, store: new CompileStore({ dir, maxFiles: 10 }) });
+    const first = new SolidityCompiler({ workers: 1, store: new CompileStore({ dir, maxBytes: 1_000_000 }) });
+    const second = new SolidityCompiler({ workers: 1, store: new CompileStore({ dir, maxBytes: 1_000_000 }) });
     try {
       const compiled = await first.compile({ sources: { 'StoredCounter.sol': COUNTER } });
       await expect(first.compile({ sources: { 'Broken.sol': BROKEN } })).rejects.toMatchObject({
         code: 'COMPILATION_FAILED',
       });
+      // Anonymous compiles stay in memory.
+      await first.compile(
+        { sources: { 'Anonymous.sol': COUNTER.replace('StoredCounter', 'AnonymousCounter') } },
+        'anonymous',
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
       const files = readdirSync(dir);
       expect(files).toHaveLength(1);

@@ -6,8 +6,8 @@ import type { InterpretedOutput } from './solc-output';
 export interface CompileStoreOptions {
   /** The directory of the stored outputs (created on first write). */
   dir: string;
-  /** Most outputs kept; past it the least recently written tenth is removed. */
-  maxFiles: number;
+  /** Most bytes kept; past it the least recently written outputs go until a tenth is free. */
+  maxBytes: number;
   logger?: pino.Logger;
 }
 
@@ -32,7 +32,8 @@ const KEY = /^[0-9a-f]{64}$/;
  * rest of DATA_DIR. A missing, unreadable or foreign file is a miss, never an error.
  */
 export class CompileStore {
-  private files: number | undefined;
+  /** Bytes of the stored outputs: counted from the directory once, then followed. */
+  private bytes: number | undefined;
   private pruning: Promise<void> | undefined;
 
   constructor(private readonly options: CompileStoreOptions) {}
@@ -71,13 +72,16 @@ export class CompileStore {
     const file = this.fileOf(key);
     const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      await mkdir(this.options.dir, { recursive: true });
-      const body: StoredFile = { format: 1, key, ...compiled };
-      await writeFile(temporary, JSON.stringify(body), { mode: 0o600 });
+      const body = JSON.stringify({ format: 1, key, ...compiled } satisfies StoredFile);
+      const size = Buffer.byteLength(body);
+      // One output larger than a tenth of the room would push out too many others.
+      if (size > this.options.maxBytes / 10) return;
+      await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+      await writeFile(temporary, body, { mode: 0o600 });
       await rename(temporary, file);
-      // Counted once, then followed (a key written twice counts twice until the next prune recounts).
-      this.files = this.files === undefined ? await this.count() : this.files + 1;
-      if (this.files > this.options.maxFiles) this.pruning ??= this.prune().finally(() => (this.pruning = undefined));
+      // A key written twice counts twice until the next prune measures the directory again.
+      this.bytes = this.bytes === undefined ? (await this.measure()).total : this.bytes + size;
+      if (this.bytes > this.options.maxBytes) this.pruning ??= this.prune().finally(() => (this.pruning = undefined));
     } catch (e) {
       this.options.logger?.warn({ err: e }, 'compile output not stored');
       await unlink(temporary).catch(() => undefined);
@@ -88,29 +92,32 @@ export class CompileStore {
     return path.join(this.options.dir, `${key}.json`);
   }
 
-  private async count(): Promise<number> {
-    return (await readdir(this.options.dir)).filter((name) => name.endsWith('.json')).length;
-  }
-
-  /** Removes the oldest files until a tenth of the room is free again. */
-  private async prune(): Promise<void> {
-    const names = (await readdir(this.options.dir)).filter((name) => name.endsWith('.json'));
-    const dated = await Promise.all(
+  /** The stored outputs, oldest first, and their total size. */
+  private async measure(): Promise<{ files: Array<{ file: string; mtime: number; size: number }>; total: number }> {
+    const names = (await readdir(this.options.dir)).filter(
+      (name) => KEY.test(name.slice(0, -5)) && name.endsWith('.json'),
+    );
+    const files = await Promise.all(
       names.map(async (name) => {
         const file = path.join(this.options.dir, name);
-        return {
-          file,
-          mtime: await stat(file).then(
-            (s) => s.mtimeMs,
-            () => 0,
-          ),
-        };
+        const s = await stat(file).catch(() => undefined);
+        return { file, mtime: s?.mtimeMs ?? 0, size: s?.size ?? 0 };
       }),
     );
-    dated.sort((a, b) => a.mtime - b.mtime);
-    const keep = Math.floor(this.options.maxFiles * 0.9);
-    const remove = dated.slice(0, Math.max(0, dated.length - keep));
-    await Promise.all(remove.map((d) => unlink(d.file).catch(() => undefined)));
-    this.files = dated.length - remove.length;
+    files.sort((a, b) => a.mtime - b.mtime);
+    return { files, total: files.reduce((sum, f) => sum + f.size, 0) };
+  }
+
+  /** Removes the oldest outputs until a tenth of the room is free again. */
+  private async prune(): Promise<void> {
+    const { files, total } = await this.measure();
+    let left = total;
+    const goal = this.options.maxBytes * 0.9;
+    for (const f of files) {
+      if (left <= goal) break;
+      await unlink(f.file).catch(() => undefined);
+      left -= f.size;
+    }
+    this.bytes = left;
   }
 }

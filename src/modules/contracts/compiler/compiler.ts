@@ -54,7 +54,7 @@ export interface SolidityCompilerOptions {
   cacheEntries?: number;
   /** Compiles allowed to wait for a busy worker before 503 SERVICE_UNAVAILABLE (default 50). */
   maxQueued?: number;
-  /** Successful outputs kept on disk across restarts (COMPILE_CACHE_DIR); none when absent. */
+  /** Developers' successful outputs kept on disk across restarts (COMPILE_CACHE_DIR); none when absent. */
   store?: CompileStore;
   logger?: pino.Logger;
 }
@@ -291,8 +291,11 @@ export class SolidityCompiler {
       if (outOfMemory) this.exhausted.set(shape, { lane, error: entry });
     }
     if (cacheable) this.cache.set(key, entry);
-    const version = (lane === 'anonymous' ? this.anonymousPool : this.pool).version;
-    if (entry.ok && cacheable && version) void this.store?.put(key, { version, output: entry.output });
+    const version = this.pool.version;
+    // Only developers' compiles (and deployments) go to disk: anonymous ones could churn it.
+    if (entry.ok && cacheable && version && lane === 'developer') {
+      void this.store?.put(key, { version, output: entry.output });
+    }
     return entry;
   }
 
