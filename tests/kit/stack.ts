@@ -15,9 +15,10 @@ import { startBesuChain, type BesuChain, type BesuFrontOptions } from './besu-no
 export const TEST_PG = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /**
  * Compiled outputs shared by every test stack and service process of the machine (the service's
- * COMPILE_CACHE_DIR): each distinct source runs through solc once, not once per test file.
+ * COMPILE_CACHE_DIR): each distinct source runs through solc once, not once per test file. One
+ * directory per user (the service creates it 0700).
  */
-export const TEST_COMPILE_CACHE_DIR = path.join(tmpdir(), 'devportal-test-compile-cache');
+export const TEST_COMPILE_CACHE_DIR = path.join(tmpdir(), `devportal-test-compile-cache-${process.getuid?.() ?? 0}`);
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
 export const TEST_WALLET_KEY = '11'.repeat(32);
 
