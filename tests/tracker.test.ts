@@ -15,6 +15,9 @@ beforeAll(async () => {
   api = client(stack.url);
   dev = await login(api, stack.ca);
   expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
+  // These tests drive the tracker's passes themselves: its timer could otherwise broadcast a
+  // recorded transaction between the test's insert and its check that the node has not seen it.
+  await stack.app.services.tracker.stop();
 });
 afterAll(async () => {
   await stack?.stop();
@@ -68,7 +71,7 @@ describe('transaction tracker', () => {
     const nonce = await provider.getTransactionCount(dev.walletAddress, 'pending');
     // Far more than the wallet holds: every node refuses it, and it blocks the nonce.
     const stuck = await recordWithoutBroadcast(nonce, parseEther('1000000'), 600);
-    // The tracker's own timer may hold its lock when this tick comes (the tick then skips): tick again.
+    // A pass may find the tracker's lock held by another (the tick then skips): tick again.
     let rows: Array<{ tx_hash: string; status: string; kind: string }> = [];
     for (let i = 0; i < 20; i++) {
       await stack.app.services.tracker.tick();
