@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createLogger } from '../../../logger';
 import { CompileStore } from './compile-store';
 import { SolidityCompiler } from './compiler';
 
@@ -78,6 +79,26 @@ describe('CompileStore', () => {
     };
     await store.put(key(11), { version: 'x', output: big });
     expect(await store.get(key(11))).toBeUndefined();
+  });
+});
+
+describe('CompileStore on a disk it cannot write', () => {
+  it('answers misses, stores nothing and warns once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'compile-store-'));
+    const blocker = path.join(dir, 'not-a-directory');
+    writeFileSync(blocker, '');
+    const lines: string[] = [];
+    const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
+    const store = new CompileStore({ dir: path.join(blocker, 'cache'), maxBytes: 1_000_000, logger });
+    try {
+      for (let i = 0; i < 3; i++) await store.put(key(i), { version: 'x', output: OUTPUT });
+      expect(await store.get(key(0))).toBeUndefined();
+      const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(logged.filter((l) => l.level === 40)).toHaveLength(1);
+      expect(logged.filter((l) => l.level === 20).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

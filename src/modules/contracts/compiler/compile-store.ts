@@ -35,6 +35,8 @@ export class CompileStore {
   /** Bytes of the stored outputs: counted from the directory once, then followed. */
   private bytes: number | undefined;
   private pruning: Promise<void> | undefined;
+  /** A failure is logged as a warning once (a read-only or full disk would repeat it on every compile). */
+  private warned = false;
 
   constructor(private readonly options: CompileStoreOptions) {}
 
@@ -44,8 +46,7 @@ export class CompileStore {
     try {
       text = await readFile(this.fileOf(key), 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.options.logger?.warn({ err: e }, 'compile store unreadable');
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.failed(e, 'compile store unreadable');
       return undefined;
     }
     try {
@@ -83,8 +84,19 @@ export class CompileStore {
       this.bytes = this.bytes === undefined ? (await this.measure()).total : this.bytes + size;
       if (this.bytes > this.options.maxBytes) this.pruning ??= this.prune().finally(() => (this.pruning = undefined));
     } catch (e) {
-      this.options.logger?.warn({ err: e }, 'compile output not stored');
+      this.failed(e, 'compile output not stored');
       await unlink(temporary).catch(() => undefined);
+    }
+  }
+
+  private failed(err: unknown, message: string): void {
+    const logger = this.options.logger;
+    if (!logger) return;
+    if (this.warned) {
+      logger.debug({ err, dir: this.options.dir }, message);
+    } else {
+      this.warned = true;
+      logger.warn({ err, dir: this.options.dir }, `${message} (further failures are logged at debug level)`);
     }
   }
 
