@@ -427,10 +427,17 @@ describe('several instances on one database', () => {
 describe('rate limit', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the per-key limit', async () => {
     const k = (await newKey(api, dev)).apiKey;
-    const results = await Promise.all(Array.from({ length: 160 }, () => query(token.id, 'totalSupply', [], k)));
+    // 100 per second per key: bursts of 200 until one is limited (a loaded machine may spread a
+    // burst over two windows). However long that takes, at most 100 per second touched pass.
+    const started = Date.now();
+    const results: Awaited<ReturnType<typeof query>>[] = [];
+    for (let i = 0; i < 5 && !results.some((r) => r.status === 429); i++) {
+      results.push(...(await Promise.all(Array.from({ length: 200 }, () => query(token.id, 'totalSupply', [], k)))));
+    }
+    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
     const limited = results.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
-    expect(results.filter((r) => r.status === 201).length).toBeLessThanOrEqual(100 * 2);
+    expect(results.filter((r) => r.status === 201).length).toBeLessThanOrEqual(100 * windows);
     expect(limited[0]!.body.error.code).toBe('RATE_LIMITED');
     expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
