@@ -269,6 +269,18 @@ describe('webhook CRUD and authorization', () => {
     expect(res.body.error.code).toBe(code);
   });
 
+  it('keeps each event type once when a request repeats it, and refuses a flood of repeats', async () => {
+    const flood = await create({ url: `${receiver.url}/repeated`, events: Array(5000).fill('transaction.status') });
+    expect(flood.status).toBe(400);
+    expect(flood.body.error.code).toBe('VALIDATION_FAILED');
+    const res = await create({ url: `${receiver.url}/repeated`, events: Array(3).fill('transaction.status') });
+    expect(res.status).toBe(201);
+    expect(res.body.events).toEqual(['transaction.status']);
+    const [row] = await rows(`SELECT events FROM webhooks WHERE id = $1`, [res.body.id]);
+    expect(row).toEqual({ events: ['transaction.status'] });
+    expect((await api.del(`/api/devportal/webhooks/${res.body.id}`, { token: dev.token })).status).toBe(200);
+  });
+
   it('refuses an unknown or ambiguous event, an event without contract.event, and a foreign contract', async () => {
     const base = { url: `${receiver.url}/x`, events: ['contract.event'], contractId: signals.id };
     const unknown = await create({ ...base, event: 'Nope' });
