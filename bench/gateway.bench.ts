@@ -6,24 +6,18 @@
 // Run: npm run bench:gateway (BENCH_SECONDS per target, BENCH_ROUNDS rounds, BENCH_BESU=0 to skip Besu)
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Interface } from 'ethers';
-import { createDevCa } from '../src/modules/accounts/eds/dev-ca';
-import { startBesuChain } from '../tests/kit/besu-node';
 import { deployRegistered, newKey } from '../tests/kit/flows';
-import { client, type Client } from '../tests/kit/http';
-import { login, type LoggedIn } from '../tests/kit/login';
-import { serviceEnv, spawnService } from '../tests/kit/process';
+import { type Client } from '../tests/kit/http';
+import { type LoggedIn } from '../tests/kit/login';
 import { TOKEN_SOURCE } from '../tests/kit/solidity';
-import { createTestDatabase } from '../tests/kit/stack';
 import {
   load,
   machine,
-  productionEnvOn,
   sequentialLatency,
   startBenchStack,
+  startBesuBenchStack,
   type LatencyResult,
   type LoadResult,
 } from './kit';
@@ -313,52 +307,20 @@ async function gatewaySetup(
   return { token, key };
 }
 
-const MIN_GAS_PRICE = 2_000_000_000n;
-
 /** The same reads behind the Besu-faithful front (JWT, 80 sockets, 1-second blocks); it counts the eth_calls itself. */
 async function besuRun(): Promise<void> {
-  const db = await createTestDatabase();
-  const dir = mkdtempSync(path.join(tmpdir(), 'devportal-bench-'));
-  const ca = await createDevCa({ commonName: 'Bench CA' });
-  writeFileSync(path.join(dir, 'ca.pem'), ca.certificatePem);
-  const jwt = 'bench-jwt';
-  const testnet = await startBesuChain(17991, { token: jwt, minGasPrice: MIN_GAS_PRICE, maxConnections: 80 });
-  const mainnet = await startBesuChain(1991, { token: jwt, minGasPrice: MIN_GAS_PRICE, maxConnections: 80 });
-  const headers = JSON.stringify(testnet.front.headers);
-  const service = await spawnService(
-    serviceEnv(
-      {
-        databaseUrl: db.url,
-        testnetUrl: testnet.front.url,
-        mainnetUrl: mainnet.front.url,
-        trustedCaFile: path.join(dir, 'ca.pem'),
-      },
-      {
-        ...(await productionEnvOn({ url: testnet.anvilUrl }, { url: mainnet.anvilUrl })),
-        TESTNET_RPC_URL: testnet.front.url,
-        MAINNET_RPC_URL: mainnet.front.url,
-        LOG_LEVEL: 'warn',
-        API_KEY_RATE_LIMIT: '0',
-        TESTNET_RPC_HEADERS: headers,
-        MAINNET_RPC_HEADERS: headers,
-        TESTNET_GAS_PRICE_WEI: MIN_GAS_PRICE.toString(),
-        MAINNET_GAS_PRICE_WEI: MIN_GAS_PRICE.toString(),
-      },
-    ),
-  );
+  const stack = await startBesuBenchStack({ API_KEY_RATE_LIMIT: '0' });
   try {
-    const api = client(service.url);
-    const dev = await login(api, ca);
-    const { token, key } = await gatewaySetup(api, dev);
-    const calls = testnet.front.calls;
+    const { token, key } = await gatewaySetup(stack.api, stack.dev);
+    const calls = stack.testnet.front.calls;
     let ethCalls = 0;
     await readScenarios('Besu-faithful front', {
-      nodeUrl: testnet.front.url,
-      nodeHeaders: testnet.front.headers,
-      serviceUrl: service.url,
+      nodeUrl: stack.testnet.front.url,
+      nodeHeaders: stack.testnet.front.headers,
+      serviceUrl: stack.url,
       key,
       token,
-      holder: dev.walletAddress,
+      holder: stack.dev.walletAddress,
       // Counted by the front itself; the list is emptied first so that it does not grow for the whole run.
       ethCalls: () => {
         ethCalls += calls.filter((m) => m === 'eth_call').length;
@@ -367,10 +329,7 @@ async function besuRun(): Promise<void> {
       },
     });
   } finally {
-    await service.stop();
-    await testnet.stop();
-    await mainnet.stop();
-    await db.drop();
+    await stack.stop();
   }
 }
 

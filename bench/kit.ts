@@ -12,6 +12,7 @@ import { Pool } from 'undici';
 import { startLocalNode, type LocalNode } from '../src/chain/local-node';
 import { createLogger } from '../src/logger';
 import { createDevCa, type DevCa } from '../src/modules/accounts/eds/dev-ca';
+import { startBesuChain, type BesuChain } from '../tests/kit/besu-node';
 import { client, type Client } from '../tests/kit/http';
 import { login, type LoggedIn } from '../tests/kit/login';
 import { serviceEnv, spawnService, type ServiceProcess } from '../tests/kit/process';
@@ -94,6 +95,69 @@ export async function startBenchStack(env: Record<string, string> = {}): Promise
       await db.drop();
     },
   };
+}
+
+/** The Besu-faithful fronts' minimum gas price in the benchmarks (2 gwei). */
+export const BESU_BENCH_MIN_GAS_PRICE = 2_000_000_000n;
+
+export interface BesuBenchStack {
+  url: string;
+  api: Client;
+  ca: DevCa;
+  dev: LoggedIn;
+  testnet: BesuChain;
+  mainnet: BesuChain;
+  stop(): Promise<void>;
+}
+
+/**
+ * The service as its own process in production mode behind two Besu-faithful fronts (JWT,
+ * `--min-gas-price` 2 gwei, 80 sockets, 1-second blocks), with a logged-in developer; `env` is
+ * added to the service's environment.
+ */
+export async function startBesuBenchStack(env: Record<string, string> = {}): Promise<BesuBenchStack> {
+  const db = await createTestDatabase();
+  const dir = mkdtempSync(path.join(tmpdir(), 'devportal-bench-'));
+  const ca = await createDevCa({ commonName: 'Bench CA' });
+  writeFileSync(path.join(dir, 'ca.pem'), ca.certificatePem);
+  const front = { token: 'bench-jwt', minGasPrice: BESU_BENCH_MIN_GAS_PRICE, maxConnections: 80 };
+  const testnet = await startBesuChain(17991, front);
+  const mainnet = await startBesuChain(1991, front);
+  const headers = JSON.stringify(testnet.front.headers);
+  const service = await spawnService(
+    serviceEnv(
+      {
+        databaseUrl: db.url,
+        testnetUrl: testnet.front.url,
+        mainnetUrl: mainnet.front.url,
+        trustedCaFile: path.join(dir, 'ca.pem'),
+      },
+      {
+        // Production start-up: a faucet key of its own (funded on the anvil behind the front), strong secrets.
+        ...(await productionEnvOn({ url: testnet.anvilUrl }, { url: mainnet.anvilUrl })),
+        TESTNET_RPC_URL: testnet.front.url,
+        MAINNET_RPC_URL: mainnet.front.url,
+        LOG_LEVEL: 'warn',
+        TESTNET_RPC_HEADERS: headers,
+        MAINNET_RPC_HEADERS: headers,
+        TESTNET_GAS_PRICE_WEI: BESU_BENCH_MIN_GAS_PRICE.toString(),
+        MAINNET_GAS_PRICE_WEI: BESU_BENCH_MIN_GAS_PRICE.toString(),
+        ...env,
+      },
+    ),
+  );
+  const stop = async () => {
+    await service.stop();
+    await testnet.stop();
+    await mainnet.stop();
+    await db.drop();
+  };
+  const api = client(service.url);
+  const dev = await login(api, ca).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
+  return { url: service.url, api, ca, dev, testnet, mainnet, stop };
 }
 
 export interface LoadResult {
