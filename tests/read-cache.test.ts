@@ -157,7 +157,20 @@ describe('gateway read cache', () => {
     expect(blockOf(before)).toBe(start);
 
     await rpc('evm_mine');
-    const invoked = await pending;
+    // Answered once its block exists; should it not be, say what the node still holds instead of hanging.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void rpc('txpool_content').then(
+          (pool) =>
+            reject(
+              new Error(`the invoke was not answered 20 s after block ${start + 1}; pool: ${JSON.stringify(pool)}`),
+            ),
+          reject,
+        );
+      }, 20_000);
+    });
+    const invoked = await Promise.race([pending, late]).finally(() => clearTimeout(timer));
     expect(invoked.status).toBe(201);
     expect(invoked.body).toMatchObject({ status: 'success', blockNumber: start + 1 });
     // At once, whether or not the watcher has seen the block yet.
