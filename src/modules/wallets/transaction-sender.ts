@@ -12,6 +12,7 @@ import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-regi
 import { decodeRevert, decodeRevertData, isInsufficientFunds } from '../../chain/revert-decoder';
 import { classifySendError, type SendOutcome } from '../../chain/send-outcome';
 import { applyFeePolicy, type FeeFields, type FeeFloor } from '../../chain/fee-policy';
+import { waitForReceipt } from '../../chain/receipt-wait';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
@@ -530,9 +531,8 @@ export class TransactionSender {
     const provider = this.chains.provider(network);
     let receipt: TransactionReceipt | null;
     try {
-      receipt = await provider.waitForTransaction(txHash, 1, timeoutMs);
+      receipt = await waitForReceipt(provider, txHash, { timeoutMs, pollMs: provider.pollingInterval });
     } catch (e) {
-      if ((e as { code?: string }).code === 'TIMEOUT') return null;
       throw nodeUnreachableError(network, e) ?? e;
     }
     if (!receipt) return null;
