@@ -167,6 +167,17 @@ describe('database outage', () => {
     expect(invoked.body.status).toBe('success');
 
     // The outage traffic saw only successes and 503s, never a 500 nor a hang.
+    const unexpected = seen.filter((t) => t.res.status >= 500 && codeOf(t.res) !== 'SERVICE_UNAVAILABLE');
+    if (unexpected.length > 0) {
+      // What the service logged about them: the error behind the 500, for whoever reads the failure.
+      const errors = service
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"level":50') || l.includes('"level":"error"'));
+      console.error(
+        `unexpected answers during the outage: ${JSON.stringify(unexpected.map((t) => [t.what, t.res.status, t.res.body]))}\n${errors.join('\n')}`,
+      );
+    }
     const outcomes = new Set(seen.map((t) => `${t.res.status} ${codeOf(t.res) ?? ''}`.trim()));
     for (const o of outcomes) expect(['200', '201', '503 SERVICE_UNAVAILABLE', '200 SERVICE_UNAVAILABLE']).toContain(o);
     expect(seen.some((t) => codeOf(t.res) === 'SERVICE_UNAVAILABLE')).toBe(true);
