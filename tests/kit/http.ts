@@ -15,9 +15,9 @@ export interface CallOptions {
 }
 
 /** A tiny HTTP client for black-box tests: JSON in, JSON out, status and headers kept. */
-export function client(baseUrl: string) {
+export function client(baseUrl: string, defaults: { headers?: Record<string, string> } = {}) {
   async function call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}) {
-    const headers: Record<string, string> = { ...opts.headers };
+    const headers: Record<string, string> = { ...defaults.headers, ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
     let payload: string | undefined = opts.raw;
