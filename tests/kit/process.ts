@@ -111,6 +111,8 @@ export function serviceEnv(target: ServiceTarget, extra: Record<string, string> 
     LOGIN_RATE_LIMIT: '100000',
     DEVELOPER_RATE_LIMIT: '100000',
     WS_CONNECTIONS_PER_IP: '10000',
+    // Parallel test workers share one PostgreSQL (max_connections 100), as test stacks do.
+    DATABASE_POOL_SIZE: '8',
     ...(target.trustedCaFile ? { EDS_TRUSTED_CA_FILE: target.trustedCaFile } : {}),
     ...(target.faucetPrivateKey ? { FAUCET_PRIVATE_KEY: target.faucetPrivateKey } : {}),
     ...extra,
