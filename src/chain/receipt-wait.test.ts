@@ -16,6 +16,8 @@ let relay: Server;
 let relayUrl: string;
 /** When set, the next receipt asked for through the relay and not found is answered only after a block is mined. */
 let mineOnNextMiss = false;
+/** Receipt requests through the relay still to be answered with a JSON-RPC error (a node's bad moment). */
+let failReceipts = 0;
 
 const rpc = async (url: string, method: string, params: unknown[] = []) => {
   const res = await fetch(url, {
@@ -37,7 +39,13 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', async () => {
-      const request = JSON.parse(body) as { method: string };
+      const request = JSON.parse(body) as { method: string; id: unknown };
+      if (failReceipts > 0 && request.method === 'eth_getTransactionReceipt') {
+        failReceipts--;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: 'busy' } }));
+        return;
+      }
       const answer = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const text = await answer.text();
       if (mineOnNextMiss && request.method === 'eth_getTransactionReceipt' && JSON.parse(text).result === null) {
@@ -87,6 +95,18 @@ describe('waitForReceipt', () => {
     await new Promise((r) => setTimeout(r, 300));
     await rpc(node.url, 'evm_mine');
     expect((await waiting)?.hash).toBe(hash);
+    provider.destroy();
+  });
+
+  it('keeps waiting through failed receipt checks', async () => {
+    const hash = await pendingTransfer();
+    const provider = connect(relayUrl);
+    failReceipts = 3;
+    const waiting = waitForReceipt(provider, hash, { timeoutMs: 5_000, pollMs: 100 });
+    await new Promise((r) => setTimeout(r, 300));
+    await rpc(node.url, 'evm_mine');
+    expect((await waiting)?.hash).toBe(hash);
+    expect(failReceipts).toBe(0);
     provider.destroy();
   });
 

@@ -21,8 +21,9 @@ const RECHECK_MS = 1_000;
  * before every receipt check, so a block mined after a check always has a higher number than the
  * head that check covered, and triggers another one.
  *
- * The first failure to reach the node is thrown (the caller answers that the node is away);
- * later ones are retried until the timeout, as the transaction may still be mined meanwhile.
+ * A node that cannot tell its head at the start is an error thrown (the caller answers that the
+ * node is away), as with ethers. Every later failure, and any failure of a receipt check, is tried
+ * again at the next poll until the timeout: the transaction may be mined meanwhile.
  */
 export async function waitForReceipt(
   provider: JsonRpcProvider,
@@ -33,18 +34,19 @@ export async function waitForReceipt(
   let checked = null as { head: number; at: number } | null;
   let first = true;
   for (;;) {
+    let head: number | undefined;
     try {
-      const head = await provider.getBlockNumber();
-      if (head !== checked?.head || Date.now() - checked.at >= RECHECK_MS) {
-        const at = Date.now();
-        const receipt = await provider.getTransactionReceipt(txHash);
-        if (receipt) return receipt;
-        checked = { head, at };
-      }
+      head = await provider.getBlockNumber();
     } catch (e) {
       if (first) throw e;
     }
     first = false;
+    if (head !== undefined && (head !== checked?.head || Date.now() - checked.at >= RECHECK_MS)) {
+      const at = Date.now();
+      const receipt = await provider.getTransactionReceipt(txHash).catch(() => undefined);
+      if (receipt) return receipt;
+      if (receipt === null) checked = { head, at };
+    }
     const left = deadline - Date.now();
     if (left <= 0) return null;
     await new Promise((resolve) => setTimeout(resolve, Math.min(opts.pollMs, left)));
