@@ -114,6 +114,75 @@ describe('GraphQL over HTTP', () => {
   });
 });
 
+describe('GraphQL over HTTP, fast path and Apollo', () => {
+  /**
+   * A plain JSON POST to exactly /graphql takes the fast path (src/server/graphql-http.ts); the same
+   * request to /graphql? goes through express and Apollo. Both must answer alike, byte for byte
+   * (one request id for both), for data, resolver errors, refused variables and unknown operations.
+   */
+  async function both(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    const send = async (path: string) => {
+      const res = await fetch(`${stack.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'same-request-id', ...headers },
+        body: JSON.stringify(body),
+      });
+      const kept = [...res.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive');
+      return { status: res.status, headers: kept, text: await res.text() };
+    };
+    return { fast: await send('/graphql'), apollo: await send('/graphql?') };
+  }
+
+  it('answers as Apollo does: data, errors, refused variables, unknown operations', async () => {
+    const dev = await login(api, stack.ca);
+    const auth = { authorization: `Bearer ${dev.token}` };
+    const cases: Array<[Record<string, unknown>, Record<string, string>?]> = [
+      [{ query: '{ me { id displayName } }' }, auth],
+      [{ query: '{ me { id } }' }],
+      [{ query: 'query Mine { me { id } } query Other { __typename }', operationName: 'Mine' }, auth],
+      [{ query: 'query Mine { me { id } }', operationName: 'Nope' }, auth],
+      [
+        {
+          query: 'mutation($id: ID!) { queryContract(id: $id, method: "totalSupply") { result } }',
+          variables: { id: '00000000-0000-4000-8000-000000000000' },
+        },
+        auth,
+      ],
+      [{ query: 'query($n: Network!) { networkStatus(network: $n) { network } }', variables: { n: 'moonnet' } }],
+      [{ query: 'query($n: Network!) { networkStatus(network: $n) { network } }' }],
+    ];
+    for (const [body, headers] of cases) {
+      const { fast, apollo } = await both(body, headers);
+      expect({ body, ...fast }).toEqual({ body, ...apollo });
+      expect(fast.status).toBe(200);
+    }
+  });
+
+  it('leaves Apollo what only Apollo answers: introspection, graphql-response+json, bodies that are not JSON objects', async () => {
+    const intro = await both({ query: '{ __schema { queryType { name } } }' });
+    expect(intro.fast).toEqual(intro.apollo);
+    expect(JSON.parse(intro.fast.text).data.__schema.queryType.name).toBe('Query');
+    const negotiated = await both({ query: '{ __typename }' }, { accept: 'application/graphql-response+json' });
+    expect(negotiated.fast).toEqual(negotiated.apollo);
+    expect(new Map(negotiated.fast.headers).get('content-type')).toMatch(/graphql-response\+json/);
+    const list = await both([{ query: '{ __typename }' }] as never);
+    expect(list.fast).toEqual(list.apollo);
+    // Variables as a JSON string: Apollo's own 400.
+    const encoded = await both({ query: '{ __typename }', variables: '{"unused": 1}' });
+    expect(encoded.fast).toEqual(encoded.apollo);
+    expect(encoded.fast.status).toBe(400);
+    for (const raw of ['{"query": ', '"just a string"', '']) {
+      const res = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+});
+
 describe('GraphQL over WebSocket (graphql-ws)', () => {
   it('pushes serverTime ticks on the same path', async () => {
     const ws = wsClient();

@@ -203,6 +203,40 @@ function reply(res: http.ServerResponse, r: DirectReply): void {
 }
 
 /**
+ * Reads a request's uncompressed body of at most `maxBody` bytes and hands it to `then`; a larger
+ * one (declared or sent) is answered with `tooLarge` and the rest of it is discarded.
+ */
+export function readPlainBody(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  limit: { maxBody: number; tooLarge: PublicError },
+  then: (body: Buffer | undefined) => void,
+): void {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit.maxBody) {
+    sendErrorResponse(res, limit.tooLarge);
+    req.resume();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  req.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    size += chunk.length;
+    if (size > limit.maxBody) {
+      refused = true;
+      sendErrorResponse(res, limit.tooLarge);
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (!refused) then(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  });
+}
+
+/**
  * Serves the direct routes straight from Node's HTTP server, before express: an exact match of the
  * path (as SPEC.md spells it) with a plain body. Anything else (another method, a trailing slash or
  * other letter case, a compressed body) returns false and goes through express, whose routes for
@@ -247,31 +281,11 @@ export function directDispatcher(
       req.resume();
       return true;
     }
-    const declared = Number(req.headers['content-length']);
-    if (declared > hooks.maxBody) {
-      sendErrorResponse(res, hooks.tooLarge);
-      req.resume();
-      return true;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > hooks.maxBody) {
-        refused = true;
-        sendErrorResponse(res, hooks.tooLarge);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (refused) return;
+    readPlainBody(req, res, hooks, (rawBody) => {
       const run = endpoint.run({
         params,
         query: q === -1 ? {} : parseQueryString(url.slice(q + 1)),
-        rawBody: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+        rawBody,
         context: () => hooks.context(requestId, req),
       });
       run

@@ -1,14 +1,18 @@
 import type http from 'node:http';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import type express from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { getOperationAST, OperationTypeNode, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 import type { RequestContext } from '../auth/request-context';
+import { readPlainBody } from '../rest/direct-route';
+import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
+import { BODY_TOO_LARGE, NOT_JSON } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 
 export interface GraphQLHttpOptions {
@@ -34,13 +38,52 @@ const graphqlStatus200: ApolloServerPlugin = {
   },
 };
 
+/** A JSON body Apollo reads as such: `application/json`, in UTF-8 (the only charset express.json takes). */
+const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 /**
- * GraphQL over HTTP: the admission pipeline (src/schema/limits.ts), then Apollo. Returns the
- * express handlers for /graphql (after its JSON body is read) and what stops Apollo.
+ * An Accept Apollo surely answers with `application/json`: no header, or only plain entries (no
+ * weights) among application/json, application/*, * / * and text/plain, one of the first three.
+ * Anything else (graphql-response+json, multipart, weights) is Apollo's to negotiate.
  */
-export async function graphqlHttp(
-  opts: GraphQLHttpOptions,
-): Promise<{ handlers: express.RequestHandler[]; stop(): Promise<void> }> {
+function plainAccept(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  let json = false;
+  for (const entry of accept.split(',')) {
+    const type = /^\s*(application\/json|application\/\*|\*\/\*|text\/plain)\s*(;\s*charset=utf-8\s*)?$/i.exec(
+      entry,
+    )?.[1];
+    if (!type) return false;
+    if (type.toLowerCase() !== 'text/plain') json = true;
+  }
+  return json;
+}
+/** Documents compiled by graphql-jit, per operation name and source; `false`: not compilable. */
+const COMPILED_DOCUMENTS = 1_000;
+
+export interface GraphQLHttp {
+  /** Express's handlers for /graphql, after its JSON body is read: every request the fast path leaves. */
+  handlers: express.RequestHandler[];
+  /**
+   * The fast path, before express: a plain JSON POST to exactly /graphql. Returns false for
+   * anything else, which then goes through express to the handlers above.
+   */
+  direct(req: http.IncomingMessage, res: http.ServerResponse): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * GraphQL over HTTP: the admission pipeline (src/schema/limits.ts), then Apollo, or for a query
+ * or mutation already admitted and compiled, graphql-jit straight from Node's server.
+ *
+ * The fast path exists because Apollo's per-request layers (its HTTP handling, hashing, content
+ * negotiation, plugin hooks) and express's cost about as much as the gateway read they carry
+ * (BENCHMARKS.md, "GraphQL reads"). It takes only what it answers exactly as Apollo does: a plain
+ * JSON POST to /graphql, with no `extensions`, asking for `application/json`, whose operation is
+ * a query or mutation without introspection. Same pipeline (admission, context, error faces, the
+ * one schema); anything else, a document graphql-jit cannot compile, and variables it refuses
+ * (nothing has run then) are handed to Apollo with the body already read.
+ */
+export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp> {
   const { pipeline, contexts, errors } = opts;
   const apollo = new ApolloServer<RequestContext>({
     schema: opts.schema,
@@ -94,11 +137,132 @@ export async function graphqlHttp(
     );
   };
 
+  /** Apollo's answer to a request whose body is read (what @as-integrations/express5 does, without its url.parse). */
+  async function viaApollo(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    body: unknown,
+    context?: RequestContext,
+  ): Promise<void> {
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const answer = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: {
+        method: (req.method ?? 'GET').toUpperCase(),
+        headers,
+        search: q === -1 ? '' : url.slice(q),
+        body,
+      },
+      context: async () => context ?? contexts.forHttp(requestIdOf(res), req),
+    });
+    for (const [key, value] of answer.headers) res.setHeader(key, value);
+    res.statusCode = answer.status ?? 200;
+    if (answer.body.kind === 'complete') {
+      res.setHeader('content-length', Buffer.byteLength(answer.body.string));
+      res.end(answer.body.string);
+      return;
+    }
+    for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  const compiled = new LRUCache<string, CompiledQuery | false>({ max: COMPILED_DOCUMENTS });
+  /** The compiled operation of an admitted document, or false when only Apollo may run it. */
+  const compiledOf = (document: DocumentNode, source: string, operationName: string | undefined) => {
+    const key = `${operationName ?? ''}\u0000${source}`;
+    let entry = compiled.get(key);
+    if (entry === undefined) {
+      const operation = getOperationAST(document, operationName);
+      const plain =
+        operation != null &&
+        operation.operation !== OperationTypeNode.SUBSCRIPTION &&
+        !source.includes('__schema') &&
+        !source.includes('__type');
+      const jit = plain ? compileQuery(opts.schema, document, operationName) : undefined;
+      entry = jit && isCompiledQuery(jit) ? jit : false;
+      compiled.set(key, entry);
+    }
+    return entry;
+  };
+
+  /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
+  async function serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+    const input = body as Record<string, unknown> | null;
+    if (input === null || typeof input !== 'object' || Array.isArray(input) || typeof input.query !== 'string') {
+      return viaApollo(req, res, body);
+    }
+    const { query, operationName, variables } = input;
+    // Variables as a JSON string: Apollo refuses them in a POST body, in its own words.
+    if (typeof variables === 'string') return viaApollo(req, res, body);
+    const requestId = requestIdOf(res);
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    const vars =
+      variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined;
+    const admitted = pipeline.admit(query, vars, name);
+    if (admitted.errors) {
+      errors.sendGraphQL(
+        res,
+        admitted.errors.map((e) => errors.graphql(e, requestId)),
+      );
+      return;
+    }
+    const plainVariables =
+      variables === undefined || variables === null || (vars !== undefined && !Array.isArray(vars));
+    const run = input.extensions === undefined && plainVariables ? compiledOf(admitted.document, query, name) : false;
+    if (!run) return viaApollo(req, res, body);
+    const context = contexts.forHttp(requestId, req);
+    const result = await run.query(undefined, context, vars ?? {});
+    // No data at all: the variables were refused before anything ran. Apollo words that answer.
+    if (result.errors && result.data === undefined) return viaApollo(req, res, body, context);
+    // Apollo's shape: errors before data, and a final newline.
+    const text = `${JSON.stringify(
+      result.errors
+        ? { errors: result.errors.map((e) => errors.graphql(e, requestId)), data: result.data }
+        : { data: result.data },
+    )}\n`;
+    res.statusCode = 200;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('content-length', Buffer.byteLength(text));
+    res.end(text);
+  }
+
+  const fail = (res: http.ServerResponse, error: unknown) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    errors.http(res, errors.publicError(error, requestIdOf(res)));
+  };
+
   return {
-    handlers: [
-      admission,
-      expressMiddleware(apollo, { context: async ({ req, res }) => contexts.forHttp(requestIdOf(res), req) }),
-    ],
+    handlers: [admission, (req, res, next) => void viaApollo(req, res, req.body).catch(next)],
+    direct(req, res) {
+      if (req.method !== 'POST' || req.url !== '/graphql') return false;
+      if (!PLAIN_JSON.test(req.headers['content-type'] ?? '')) return false;
+      const encoding = req.headers['content-encoding'];
+      if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+      if (!plainAccept(req.headers.accept)) return false;
+      readPlainBody(req, res, { maxBody: MAX_BODY_BYTES, tooLarge: BODY_TOO_LARGE }, (raw) => {
+        let body: unknown;
+        try {
+          body = JSON.parse(raw?.toString('utf8') ?? '');
+        } catch {
+          errors.http(res, NOT_JSON);
+          return;
+        }
+        // express.json (strict) takes objects and arrays only.
+        if (body === null || typeof body !== 'object') {
+          errors.http(res, NOT_JSON);
+          return;
+        }
+        serve(req, res, body).catch((error: unknown) => fail(res, error));
+      });
+      return true;
+    },
     stop: () => apollo.stop(),
   };
 }

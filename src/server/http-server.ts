@@ -71,15 +71,18 @@ export interface RunningHttpServer {
 /**
  * The HTTP edge: one Node server, its steps in the order a request meets them.
  *
- * Which of three paths serves a request:
+ * Which of four paths serves a request:
  * - the direct routes (src/rest/direct-route.ts): the gateway's hot REST routes, exact path and
  *   plain body only, answered before express; they run the fixed operation SOFA generates for
  *   their field, compiled once, because SOFA's and express's per-request layers cost more than the
  *   call itself (BENCHMARKS.md, "Gateway");
+ * - GraphQL's fast path (graphql-http.ts): a plain JSON POST to exactly /graphql of an admitted
+ *   query or mutation, compiled once per document, answered before express, for the same reason;
  * - SOFA (src/rest/rest-api.ts), in express: every other REST route, and any variant of a direct
  *   route the dispatcher leaves alone (trailing slash, letter case, compressed body);
- * - Apollo, in express: GraphQL over HTTP at /graphql; graphql-ws: GraphQL over WebSocket there.
- * All three execute the one schema with the same context, limits and error map.
+ * - Apollo, in express: every other GraphQL over HTTP request at /graphql (and the fast path's
+ *   leftovers); graphql-ws: GraphQL over WebSocket there.
+ * All four execute the one schema with the same context, limits and error map.
  */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const { logger, metrics, schema } = opts;
@@ -134,6 +137,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         withHygieneHeaders(opts.edge.corsOrigins),
         withLimits({ ...opts, credentialsOf: contexts.credentialsOf, clientAddress, errors }),
         withDirectRoutes(rest.direct, { begin, contexts, errors }),
+        (req, res, next) => void (graphql.direct(req, res) || next()),
       ],
       app,
     ),

@@ -16,12 +16,17 @@ export const BODY_TOO_LARGE: PublicError = {
 /** Step (express): GraphQL over HTTP's JSON body, at most MAX_BODY. */
 export const withJsonBody = (): express.RequestHandler => express.json({ limit: MAX_BODY });
 
+/** A body that should be JSON and is not. */
+export const NOT_JSON: PublicError = {
+  status: 400,
+  code: 'VALIDATION_FAILED',
+  message: 'The request body is not valid JSON',
+};
+
 /** What a body parser's failure (body-parser's error types) answers, if it is one. */
 export function bodyParserError(err: unknown): PublicError | undefined {
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.too.large') return BODY_TOO_LARGE;
-  if (type === 'entity.parse.failed') {
-    return { status: 400, code: 'VALIDATION_FAILED', message: 'The request body is not valid JSON' };
-  }
+  if (type === 'entity.parse.failed') return NOT_JSON;
   return undefined;
 }
