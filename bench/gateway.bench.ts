@@ -99,6 +99,12 @@ function readTargets(s: ReadSetup): { hot: Target[]; cold: Target[] } {
       query: `mutation { queryContract(id: "${s.token.id}", method: "balanceOf", args: ["${holder}"]) { result } }`,
     });
   const restBody = (holder: string) => JSON.stringify({ args: [holder] });
+  // What GraphQL clients send: one document, the arguments as variables.
+  const gqlVariables = (holder: string) =>
+    JSON.stringify({
+      query: `mutation($id: ID!, $args: JSON) { queryContract(id: $id, method: "balanceOf", args: $args) { result } }`,
+      variables: { id: s.token.id, args: [holder] },
+    });
   const coldData = (n: number) => `${selector}${'0'.repeat(24)}${holderOf(n).slice(2)}`;
   return {
     hot: [
@@ -134,7 +140,14 @@ function readTargets(s: ReadSetup): { hot: Target[]; cold: Target[] } {
         headers: apiKey,
       },
       {
-        name: 'gateway GraphQL queryContract, distinct arguments',
+        name: 'gateway GraphQL queryContract, distinct arguments as variables',
+        url: `${s.serviceUrl}/graphql`,
+        body: gqlVariables(holderOf(0)),
+        bodyFor: (n) => gqlVariables(holderOf(3e9 + n)),
+        headers: apiKey,
+      },
+      {
+        name: 'gateway GraphQL queryContract, distinct arguments written inline (a new document each call)',
         url: `${s.serviceUrl}/graphql`,
         body: gql(holderOf(0)),
         bodyFor: (n) => gql(holderOf(2e9 + n)),

@@ -3,8 +3,15 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type express from 'express';
-import { getOperationAST, OperationTypeNode, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import {
+  execute,
+  getOperationAST,
+  OperationTypeNode,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { RequestContext } from '../auth/request-context';
 import { readPlainBody } from '../rest/direct-route';
@@ -57,8 +64,16 @@ function plainAccept(accept: string | undefined): boolean {
   }
   return json;
 }
-/** Documents compiled by graphql-jit, per operation name and source; `false`: not compilable. */
+/** Introspection's root fields (not `__typename`): Apollo answers those. */
+const INTROSPECTION = /\b__(schema|type)\b/;
+/** Documents the fast path remembers how to run. */
 const COMPILED_DOCUMENTS = 1_000;
+
+/** One admitted operation, run for a request's context and variables. */
+type Runner = (
+  context: RequestContext,
+  variables: Record<string, unknown>,
+) => ExecutionResult | Promise<ExecutionResult>;
 
 export interface GraphQLHttp {
   /** Express's handlers for /graphql, after its JSON body is read: every request the fast path leaves. */
@@ -72,8 +87,9 @@ export interface GraphQLHttp {
 }
 
 /**
- * GraphQL over HTTP: the admission pipeline (src/schema/limits.ts), then Apollo, or for a query
- * or mutation already admitted and compiled, graphql-jit straight from Node's server.
+ * GraphQL over HTTP: the admission pipeline (src/schema/limits.ts), then Apollo, or for a plain
+ * query or mutation, its execution straight from Node's server (graphql-js the first time a
+ * document comes, its graphql-jit compilation after).
  *
  * The fast path exists because Apollo's per-request layers (its HTTP handling, hashing, content
  * negotiation, plugin hooks) and express's cost about as much as the gateway read they carry
@@ -170,23 +186,34 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     res.end();
   }
 
-  const compiled = new LRUCache<string, CompiledQuery | false>({ max: COMPILED_DOCUMENTS });
-  /** The compiled operation of an admitted document, or false when only Apollo may run it. */
-  const compiledOf = (document: DocumentNode, source: string, operationName: string | undefined) => {
+  /**
+   * How the fast path runs each admitted document, per operation name and source: graphql-js (what
+   * Apollo runs) the first time, its graphql-jit compilation from the second (compiling costs more
+   * than it saves for a document sent once, such as one with its arguments written inline); false
+   * when only Apollo may run it.
+   */
+  const runners = new LRUCache<string, Runner | 'seen once' | false>({ max: COMPILED_DOCUMENTS });
+  const runnerOf = (document: DocumentNode, source: string, operationName: string | undefined): Runner | false => {
     const key = `${operationName ?? ''}\u0000${source}`;
-    let entry = compiled.get(key);
+    const entry = runners.get(key);
+    if (entry !== undefined && entry !== 'seen once') return entry;
+    const interpreted: Runner = (contextValue, variableValues) =>
+      execute({ schema: opts.schema, document, contextValue, variableValues, operationName });
     if (entry === undefined) {
       const operation = getOperationAST(document, operationName);
       const plain =
         operation != null &&
         operation.operation !== OperationTypeNode.SUBSCRIPTION &&
-        !source.includes('__schema') &&
-        !source.includes('__type');
-      const jit = plain ? compileQuery(opts.schema, document, operationName) : undefined;
-      entry = jit && isCompiledQuery(jit) ? jit : false;
-      compiled.set(key, entry);
+        !INTROSPECTION.test(source);
+      runners.set(key, plain ? 'seen once' : false);
+      return plain ? interpreted : false;
     }
-    return entry;
+    const jit = compileQuery(opts.schema, document, operationName);
+    const runner: Runner = isCompiledQuery(jit)
+      ? (contextValue, variableValues) => jit.query(undefined, contextValue, variableValues)
+      : interpreted;
+    runners.set(key, runner);
+    return runner;
   };
 
   /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
@@ -212,10 +239,10 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     }
     const plainVariables =
       variables === undefined || variables === null || (vars !== undefined && !Array.isArray(vars));
-    const run = input.extensions === undefined && plainVariables ? compiledOf(admitted.document, query, name) : false;
+    const run = input.extensions === undefined && plainVariables ? runnerOf(admitted.document, query, name) : false;
     if (!run) return viaApollo(req, res, body);
     const context = contexts.forHttp(requestId, req);
-    const result = await run.query(undefined, context, vars ?? {});
+    const result = await run(context, vars ?? {});
     // No data at all: the variables were refused before anything ran. Apollo words that answer.
     if (result.errors && result.data === undefined) return viaApollo(req, res, body, context);
     // Apollo's shape: errors before data, and a final newline.
