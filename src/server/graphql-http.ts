@@ -202,9 +202,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     if (entry === undefined) {
       const operation = getOperationAST(document, operationName);
       const plain =
-        operation != null &&
-        operation.operation !== OperationTypeNode.SUBSCRIPTION &&
-        !INTROSPECTION.test(source);
+        operation != null && operation.operation !== OperationTypeNode.SUBSCRIPTION && !INTROSPECTION.test(source);
       runners.set(key, plain ? 'seen once' : false);
       return plain ? interpreted : false;
     }
@@ -274,9 +272,11 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
       if (!plainAccept(req.headers.accept)) return false;
       readPlainBody(req, res, { maxBody: MAX_BODY_BYTES, tooLarge: BODY_TOO_LARGE }, (raw) => {
-        let body: unknown;
+        // As express.json reads it: an empty body is {}, a byte-order mark is dropped.
+        const text = raw?.toString('utf8').replace(/^\uFEFF/, '') ?? '';
+        let body: unknown = {};
         try {
-          body = JSON.parse(raw?.toString('utf8') ?? '');
+          if (text !== '') body = JSON.parse(text);
         } catch {
           errors.http(res, NOT_JSON);
           return;
