@@ -156,6 +156,8 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
       ],
       [{ query: 'query($n: Network!) { networkStatus(network: $n) { network } }', variables: { n: 'moonnet' } }],
       [{ query: 'query($n: Network!) { networkStatus(network: $n) { network } }' }],
+      // Longer than the fast path compiles: graphql-js runs it every time.
+      [{ query: `# ${'padding '.repeat(300)}\n{ me { id displayName } }` }, auth],
     ];
     for (const [body, headers] of cases) {
       const { fast, apollo } = await both(body, headers);

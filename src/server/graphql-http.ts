@@ -68,6 +68,12 @@ function plainAccept(accept: string | undefined): boolean {
 const INTROSPECTION = /\b__(schema|type)\b/;
 /** Documents the fast path remembers how to run. */
 const COMPILED_DOCUMENTS = 1_000;
+/**
+ * Longer documents stay on graphql-js: graphql-jit's compile grows with the document (about 8 µs
+ * per character of a plain selection here), and one of the longest the admission allows would hold
+ * the event loop for hundreds of milliseconds. Reads that repeat are short.
+ */
+const MAX_COMPILED_SOURCE = 2_048;
 
 /** One admitted operation, run for a request's context and variables. */
 type Runner = (
@@ -188,9 +194,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
 
   /**
    * How the fast path runs each admitted document, per operation name and source: graphql-js (what
-   * Apollo runs) the first time, its graphql-jit compilation from the second (compiling costs more
-   * than it saves for a document sent once, such as one with its arguments written inline); false
-   * when only Apollo may run it.
+   * Apollo runs) the first time, its graphql-jit compilation from the second if it is short
+   * (compiling costs more than it saves for a document sent once, such as one with its arguments
+   * written inline); false when only Apollo may run it.
    */
   const runners = new LRUCache<string, Runner | 'seen once' | false>({ max: COMPILED_DOCUMENTS });
   const runnerOf = (document: DocumentNode, source: string, operationName: string | undefined): Runner | false => {
@@ -206,10 +212,11 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       runners.set(key, plain ? 'seen once' : false);
       return plain ? interpreted : false;
     }
-    const jit = compileQuery(opts.schema, document, operationName);
-    const runner: Runner = isCompiledQuery(jit)
-      ? (contextValue, variableValues) => jit.query(undefined, contextValue, variableValues)
-      : interpreted;
+    const jit = source.length <= MAX_COMPILED_SOURCE ? compileQuery(opts.schema, document, operationName) : undefined;
+    const runner: Runner =
+      jit && isCompiledQuery(jit)
+        ? (contextValue, variableValues) => jit.query(undefined, contextValue, variableValues)
+        : interpreted;
     runners.set(key, runner);
     return runner;
   };
