@@ -206,6 +206,10 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
     const encoded = await both({ query: '{ __typename }', variables: '{"unused": 1}' });
     expect(encoded.fast).toEqual(encoded.apollo);
     expect(encoded.fast.status).toBe(400);
+    // ... but only once the pipeline has admitted the document: a costly one never reaches Apollo.
+    const costly = await both({ query: `{ ${'me { id } '.repeat(600)} }`, variables: '{}' });
+    expect(costly.fast).toEqual(costly.apollo);
+    expect(JSON.parse(costly.fast.text).errors[0].message).toMatch(/too complex/);
     // An empty body, and a JSON body behind a byte-order mark, as express.json reads them.
     for (const raw of ['', '\uFEFF{"query": "{ __typename }"}']) {
       const send = (path: string) =>

@@ -12,7 +12,6 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { LRUCache } from 'lru-cache';
 import type { RequestContext } from '../auth/request-context';
 import { readPlainBody } from '../rest/direct-route';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
@@ -66,14 +65,20 @@ function plainAccept(accept: string | undefined): boolean {
 }
 /** Introspection's root fields (not `__typename`): Apollo answers those. */
 const INTROSPECTION = /\b__(schema|type)\b/;
-/** Documents the fast path remembers how to run. */
-const COMPILED_DOCUMENTS = 1_000;
 /**
  * Longer documents stay on graphql-js: graphql-jit's compile grows with the document (about 8 µs
- * per character of a plain selection here), and one of the longest the admission allows would hold
- * the event loop for hundreds of milliseconds. Reads that repeat are short.
+ * per character of a plain selection here; a 7 KB admitted document took 67 ms, near the 100 ms a
+ * request may hold the event loop). Reads that repeat are short.
  */
 const MAX_COMPILED_SOURCE = 2_048;
+
+/** A document the pipeline admitted, with what it was admitted for. */
+interface Admitted {
+  document: DocumentNode;
+  source: string;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+}
 
 /** One admitted operation, run for a request's context and variables. */
 type Runner = (
@@ -131,32 +136,38 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
   });
   await apollo.start();
 
-  /** Runs the pipeline before Apollo parses anything; a refused document never reaches Apollo. */
-  const admission: express.RequestHandler = (req, res, next) => {
-    const input: unknown = req.method === 'GET' ? req.query : req.body;
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) return next();
+  /**
+   * Runs the pipeline on a request's GraphQL input before Apollo parses anything, on both paths: the
+   * admitted document; 'refused' once the refusal is answered (it never reaches Apollo); undefined
+   * when there is no document to admit (Apollo answers: the GraphiQL page, or its own error).
+   */
+  function admit(input: unknown, res: http.ServerResponse): Admitted | 'refused' | undefined {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
     const { query, operationName } = input as Record<string, unknown>;
     let variables = (input as Record<string, unknown>).variables;
-    // No document: Apollo answers (the GraphiQL page, or its own error for a missing query).
-    if (typeof query !== 'string') return next();
+    if (typeof query !== 'string') return undefined;
     if (typeof variables === 'string') {
       try {
         variables = JSON.parse(variables) as unknown;
       } catch {
-        return next();
+        return undefined;
       }
     }
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    const vars =
+      variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined;
+    const admitted = pipeline.admit(query, vars, name);
+    if (!admitted.errors) return { document: admitted.document, source: query, operationName: name, variables: vars };
     const requestId = requestIdOf(res);
-    const admitted = pipeline.admit(
-      query,
-      variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined,
-      typeof operationName === 'string' ? operationName : undefined,
-    );
-    if (!admitted.errors) return next();
     errors.sendGraphQL(
       res,
       admitted.errors.map((e) => errors.graphql(e, requestId)),
     );
+    return 'refused';
+  }
+
+  const admission: express.RequestHandler = (req, res, next) => {
+    if (admit(req.method === 'GET' ? req.query : req.body, res) !== 'refused') next();
   };
 
   /** Apollo's answer to a request whose body is read (what @as-integrations/express5 does, without its url.parse). */
@@ -193,15 +204,15 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
   }
 
   /**
-   * How the fast path runs each admitted document, per operation name and source: graphql-js (what
+   * How the fast path runs each admitted document (the pipeline keeps one document object per
+   * operation name and source, so this lives as long as the pipeline keeps it): graphql-js (what
    * Apollo runs) the first time, its graphql-jit compilation from the second if it is short
    * (compiling costs more than it saves for a document sent once, such as one with its arguments
    * written inline); false when only Apollo may run it.
    */
-  const runners = new LRUCache<string, Runner | 'seen once' | false>({ max: COMPILED_DOCUMENTS });
-  const runnerOf = (document: DocumentNode, source: string, operationName: string | undefined): Runner | false => {
-    const key = `${operationName ?? ''}\u0000${source}`;
-    const entry = runners.get(key);
+  const runners = new WeakMap<DocumentNode, Runner | 'seen once' | false>();
+  const runnerOf = ({ document, source, operationName }: Admitted): Runner | false => {
+    const entry = runners.get(document);
     if (entry !== undefined && entry !== 'seen once') return entry;
     const interpreted: Runner = (contextValue, variableValues) =>
       execute({ schema: opts.schema, document, contextValue, variableValues, operationName });
@@ -209,7 +220,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       const operation = getOperationAST(document, operationName);
       const plain =
         operation != null && operation.operation !== OperationTypeNode.SUBSCRIPTION && !INTROSPECTION.test(source);
-      runners.set(key, plain ? 'seen once' : false);
+      runners.set(document, plain ? 'seen once' : false);
       return plain ? interpreted : false;
     }
     const jit = source.length <= MAX_COMPILED_SOURCE ? compileQuery(opts.schema, document, operationName) : undefined;
@@ -217,37 +228,24 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       jit && isCompiledQuery(jit)
         ? (contextValue, variableValues) => jit.query(undefined, contextValue, variableValues)
         : interpreted;
-    runners.set(key, runner);
+    runners.set(document, runner);
     return runner;
   };
 
   /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const input = body as Record<string, unknown> | null;
-    if (input === null || typeof input !== 'object' || Array.isArray(input) || typeof input.query !== 'string') {
-      return viaApollo(req, res, body);
-    }
-    const { query, operationName, variables } = input;
-    // Variables as a JSON string: Apollo refuses them in a POST body, in its own words.
-    if (typeof variables === 'string') return viaApollo(req, res, body);
+    const admitted = admit(body, res);
+    if (admitted === 'refused') return;
+    // Object variables only (Apollo refuses a JSON string in a POST body, in its own words), no extensions.
+    const { variables, extensions } = body as Record<string, unknown>;
+    const plain =
+      extensions === undefined &&
+      (variables === undefined || variables === null || (typeof variables === 'object' && !Array.isArray(variables)));
+    const run = admitted && plain && runnerOf(admitted);
+    if (!admitted || !run) return viaApollo(req, res, body);
     const requestId = requestIdOf(res);
-    const name = typeof operationName === 'string' ? operationName : undefined;
-    const vars =
-      variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined;
-    const admitted = pipeline.admit(query, vars, name);
-    if (admitted.errors) {
-      errors.sendGraphQL(
-        res,
-        admitted.errors.map((e) => errors.graphql(e, requestId)),
-      );
-      return;
-    }
-    const plainVariables =
-      variables === undefined || variables === null || (vars !== undefined && !Array.isArray(vars));
-    const run = input.extensions === undefined && plainVariables ? runnerOf(admitted.document, query, name) : false;
-    if (!run) return viaApollo(req, res, body);
     const context = contexts.forHttp(requestId, req);
-    const result = await run(context, vars ?? {});
+    const result = await run(context, admitted.variables ?? {});
     // No data at all: the variables were refused before anything ran. Apollo words that answer.
     if (result.errors && result.data === undefined) return viaApollo(req, res, body, context);
     // Apollo's shape: errors before data, and a final newline.
