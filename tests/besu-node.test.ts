@@ -21,6 +21,16 @@ async function rawSend(body: object, token?: string): Promise<{ status: number; 
   return { status: res.status, json: await res.json() };
 }
 
+async function anvil(method: string, params: unknown[]): Promise<void> {
+  const res = await fetch(chain.anvilUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const json = (await res.json()) as { error?: unknown };
+  if (json.error) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
+}
+
 beforeAll(async () => {
   chain = await startBesuChain(17991, {
     token: TOKEN,
@@ -70,11 +80,22 @@ describe('Besu-faithful front', () => {
     expect((await send(allowed, { ...base, nonce, gasPrice: 1000n, gasLimit: 20000n })).json).toMatchObject({
       error: BESU_ERRORS.intrinsicGas,
     });
-    const ok = await send(allowed, { ...base, nonce, gasPrice: 1000n });
-    expect(ok.json).toMatchObject({ result: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect((await send(allowed, { ...base, nonce, gasPrice: 1000n })).json).toMatchObject({
-      error: BESU_ERRORS.knownTransaction,
-    });
+    // Mining paused, so the accepted transaction is still pending when it is sent again (Besu answers
+    // "Known transaction" only while it is in the pool; once mined, its nonce is too low).
+    await anvil('evm_setIntervalMining', [0]);
+    try {
+      const ok = await send(allowed, { ...base, nonce, gasPrice: 1000n });
+      expect(ok.json).toMatchObject({ result: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect((await send(allowed, { ...base, nonce, gasPrice: 1000n })).json).toMatchObject({
+        error: BESU_ERRORS.knownTransaction,
+      });
+      await anvil('evm_mine', []);
+      expect((await send(allowed, { ...base, nonce, gasPrice: 1000n })).json).toMatchObject({
+        error: BESU_ERRORS.nonceTooLow,
+      });
+    } finally {
+      await anvil('evm_setIntervalMining', [1]);
+    }
   });
 
   it('runs a free-gas chain: legacy transactions at gas price 0, no base fee', async () => {
