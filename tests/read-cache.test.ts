@@ -304,7 +304,13 @@ describe('gateway read cache', () => {
       expect(r.headers.get('retry-after')).not.toBeNull();
       expect(r.headers.get('x-block-number')).toBeNull();
     }
-    for (const r of burst.filter((x) => x.status !== 429)) expect(blockOf(r)).toBeGreaterThanOrEqual(current);
+    for (const r of burst.filter((x) => x.status !== 429)) {
+      expect(r.status).toBe(201);
+      // On a machine loaded enough that the watcher's head goes unconfirmed for 2 s, a read goes to
+      // `latest` uncached and carries no header (docs/api.md, "Head unknown"); never an older block.
+      const block = blockOf(r);
+      if (block !== null) expect(block).toBeGreaterThanOrEqual(current);
+    }
   });
 
   it('lets a browser on another origin read x-block-number', async () => {
