@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { AppError } from './app-error';
 import { isDatabaseDown, toPublicError } from './error-map';
 
@@ -12,6 +13,7 @@ describe('toPublicError: an unreachable database', () => {
     ['a socket written after the server left', coded('write EPIPE', 'EPIPE')],
     ['a dropped connection', coded('Connection terminated unexpectedly')],
     ['a client used after it ended', coded('Client was closed and is not queryable')],
+    ['a transaction whose connection failed before its COMMIT', new QueryRunnerAlreadyReleasedError()],
     ['the same, as the cause of another error', new Error('could not record', { cause: coded('x', '57P01') })],
   ])('answers 503 SERVICE_UNAVAILABLE with Retry-After for %s, and logs nothing', (_label, error) => {
     const unexpected: unknown[] = [];
