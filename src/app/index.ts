@@ -167,7 +167,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       port: config.port,
       schema,
       chargeableDeveloper: (credentials) =>
-        services.auth.chargeableDeveloper(credentials, (key) => services.keys.knownDeveloper(key)),
+        services.auth.chargeableDeveloper(credentials, (creds) => services.keys.knownDeveloper(creds)),
       limits: services.limits,
       sessionFor: (credentials, clientIp) => new Session(credentials, clientIp, services.auth, services.keys),
       logger,

@@ -47,9 +47,8 @@ export class Authority {
    * request, a made-up credential included, is anonymous (a key's first request on an instance
    * too: the key service charges its developer once it has checked it).
    */
-  chargeableDeveloper(creds: Credentials, knownKey: (key: string) => string | undefined): string | undefined {
-    const key = apiKeyOf(creds);
-    if (key !== undefined) return knownKey(key);
+  chargeableDeveloper(creds: Credentials, knownKey: (creds: Credentials) => string | undefined): string | undefined {
+    if (apiKeyOf(creds) !== undefined) return knownKey(creds);
     return creds.bearer !== undefined ? this.developerOfToken(creds.bearer) : undefined;
   }
 

@@ -52,6 +52,7 @@ export const MAX_ACTIVE_KEYS = 100;
 
 export class ApiKeyService {
   private readonly cache = new LRUCache<string, CacheEntry>({ max: 10_000, ttl: CACHE_TTL_MS });
+  private readonly hashes = new WeakMap<Credentials, string>();
   private readonly touched = new Set<string>();
   /** Bumped by every revocation heard: a lookup that raced one must not be cached. */
   private generation = 0;
@@ -69,13 +70,27 @@ export class ApiKeyService {
   }
 
   /**
-   * The developer of `key` when it is an active key this instance has already accepted (its
-   * cache only: no database access); undefined for any other key.
+   * The developer of the request's API key when it is an active key this instance has already
+   * accepted (its cache only: no database access); undefined for any other key.
    */
-  knownDeveloper(key: string): string | undefined {
-    if (!API_KEY_PATTERN.test(key) || !this.revocations.isListening) return undefined;
-    const entry = this.cache.get(hashApiKey(key));
+  knownDeveloper(creds: Credentials): string | undefined {
+    const key = apiKeyOf(creds);
+    if (key === undefined || !API_KEY_PATTERN.test(key) || !this.revocations.isListening) return undefined;
+    const entry = this.cache.get(this.keyHash(creds, key));
     return entry === undefined || 'invalid' in entry ? undefined : entry.principal.developerId;
+  }
+
+  /**
+   * The hash of a request's key, computed once per request: the edge's charge (knownDeveloper) and
+   * the key check (authenticate) both need it. Held as long as the request's credentials are.
+   */
+  private keyHash(creds: Credentials, key: string): string {
+    let keyHash = this.hashes.get(creds);
+    if (keyHash === undefined) {
+      keyHash = hashApiKey(key);
+      this.hashes.set(creds, keyHash);
+    }
+    return keyHash;
   }
 
   /** Called by the revocation channel for every key revoked anywhere. */
@@ -201,7 +216,7 @@ export class ApiKeyService {
       );
     }
     if (!API_KEY_PATTERN.test(key)) throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
-    const hash = hashApiKey(key);
+    const hash = this.keyHash(creds, key);
     let entry = this.revocations.isListening ? this.cache.get(hash) : undefined;
     if (!entry) {
       const generation = this.generation;
