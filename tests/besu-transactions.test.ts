@@ -7,7 +7,7 @@ import { deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { ONCE_SOURCE } from './kit/solidity';
-import { startStack, sqlRows, type Stack } from './kit/stack';
+import { startStack, sqlRows, trackerPass, type Stack } from './kit/stack';
 
 /** The money paths against the Besu-faithful front (tests/kit/besu-node.ts): JWT, minimum gas price, refusals. */
 const MIN_GAS_PRICE = 2_000_000_000n;
@@ -207,7 +207,7 @@ describe('against a Besu QBFT node', () => {
        VALUES ('testnet', $1, NULL, $2, $3, $4, 'invoke', '1', $5, 'pending', now() - interval '60 seconds')`,
       [dev.walletAddress, nonce, hash, raw, dev.developerId],
     );
-    await stack.app.services.tracker.tick();
+    await trackerPass(stack);
     const rows = await sql<{ tx_hash: string; status: string; kind: string; raw_tx: string }>(
       `SELECT tx_hash, status, kind, raw_tx FROM chain_transactions WHERE from_address = $1 AND nonce = $2`,
       [dev.walletAddress, nonce],
@@ -250,7 +250,7 @@ describe('against a Besu QBFT node', () => {
       '10000000000000000000',
       hash,
     ]);
-    await stack.app.services.tracker.tick();
+    await trackerPass(stack);
     expect(await sql(`SELECT 1 FROM faucet_drips WHERE tx_hash = $1`, [hash])).toHaveLength(0);
     const drip = await api.post('/api/devportal/faucet/drip', {}, { token: other.token });
     expect(drip.status).toBe(201);

@@ -9,7 +9,7 @@ import { deployRegistered, newKey } from './kit/flows';
 import { client, type CallOptions, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
-import { sqlRows, startStack, type Stack } from './kit/stack';
+import { sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
 
 /** Transaction records (API contract §12): every invoke, deploy and drip, followed to its end. */
 const MIN_GAS_PRICE = 2_000_000_000n;
@@ -333,7 +333,7 @@ describe('transaction records', () => {
        VALUES ('testnet', $1, $2, 0, $3, '0x00', 'invoke', '0', $4, $5, 'bump()', 'pending', $6, now() - interval '10 seconds')`,
       [from, dev.walletAddress, hash, dev.developerId, contract.id, row!.id],
     );
-    await stack.app.services.tracker.tick();
+    await trackerPass(stack);
     const record = (await getTx(row!.id)).body;
     expect(record).toMatchObject({ status: 'failed', txHash: hash, nonce: 0, blockNumber: null });
     expect(record.error).toMatch(/^dropped: its nonce was used/);
@@ -355,7 +355,7 @@ describe('transaction records', () => {
        VALUES ('invoke', 'testnet', $1, $2, $3, 'bump()', 'queued', now() - interval '10 minutes') RETURNING id`,
       [dev.developerId, key.id, contract.id],
     );
-    await stack.app.services.tracker.tick();
+    await trackerPass(stack);
     const record = (await getTx(row!.id)).body;
     expect(record).toMatchObject({ status: 'failed', error: 'not sent: the service stopped before sending it' });
     expect(statusesOf(row!.id)).toEqual(['failed']);

@@ -55,9 +55,10 @@ export function isDatabaseDown(e: unknown, depth = 0): boolean {
   if (!(e instanceof Error) || depth > 3) return false;
   const code = (e as { code?: string }).code;
   if (CONNECTION_CODES.has(code ?? '') || CONNECTION_GONE.test(e.message)) return true;
-  // TypeORM releases a transaction's query runner itself when its connection fails (the pg
-  // client's 'error' event), so the transaction's next query (its COMMIT, say) finds it released.
-  // The service never uses a runner after its transaction ends, so this means the connection died.
+  // TypeORM releases a query runner itself when its connection fails (the pg client's 'error'
+  // event), so the next query of the transaction or lock holder using it (a COMMIT, say) finds it
+  // released. The service releases its own runners only when done with them, so this means the
+  // connection died.
   if (e instanceof QueryRunnerAlreadyReleasedError) return true;
   return isDatabaseDown((e as { cause?: unknown }).cause, depth + 1);
 }
