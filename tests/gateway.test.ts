@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { keccak256, parseEther } from 'ethers';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
-import { deployRegistered, newKey } from './kit/flows';
+import { burstsUntilLimited, deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { COUNTER_SOURCE, KITCHEN_SOURCE, ONCE_SOURCE, TOKEN_SOURCE } from './kit/solidity';
@@ -427,19 +427,17 @@ describe('several instances on one database', () => {
 describe('rate limit', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the per-key limit', async () => {
     const k = (await newKey(api, dev)).apiKey;
-    // 100 per second per key: bursts of 200 until one is limited (a loaded machine may spread a
-    // burst over two windows). However long that takes, at most 100 per second touched pass.
-    const started = Date.now();
-    const results: Awaited<ReturnType<typeof query>>[] = [];
-    for (let i = 0; i < 5 && !results.some((r) => r.status === 429); i++) {
-      results.push(...(await Promise.all(Array.from({ length: 200 }, () => query(token.id, 'totalSupply', [], k)))));
-    }
-    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
+    // 100 per second per key: bursts of 250 until one is limited. However long that takes, at
+    // most 100 per second touched pass; a burst answered within a second must have had one refused.
+    const { results, fastBurst, windows } = await burstsUntilLimited(() => query(token.id, 'totalSupply', [], k));
     const limited = results.filter((r) => r.status === 429);
-    expect(limited.length).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 201).length).toBeLessThanOrEqual(100 * windows);
-    expect(limited[0]!.body.error.code).toBe('RATE_LIMITED');
-    expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(results.every((r) => r.status === 201 || r.status === 429)).toBe(true);
+    if (fastBurst) expect(limited.length).toBeGreaterThan(0);
+    for (const r of limited) {
+      expect(r.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
   });
 });
 
