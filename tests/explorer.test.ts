@@ -679,7 +679,12 @@ describe('live blocks over graphql-ws', () => {
     let unsubscribe = () => undefined as void;
     let settle = (): void => undefined;
     let onFirst = (): void => undefined;
-    const first = new Promise<void>((resolve) => (onFirst = resolve));
+    let failFirst = (_e: unknown): void => undefined;
+    const first = new Promise<void>((resolve, reject) => {
+      onFirst = resolve;
+      failFirst = reject;
+    });
+    first.catch(() => undefined); // awaited only by the tests that wait for it
     const done = new Promise<Array<{ block: any; at: number }>>((resolve, reject) => {
       const enough = () =>
         typeof count === 'number'
@@ -698,8 +703,14 @@ describe('live blocks over graphql-ws', () => {
             if (blocks.length === 1) onFirst();
             settle();
           },
-          error: reject,
-          complete: () => resolve(blocks),
+          error: (e) => {
+            failFirst(e);
+            reject(e);
+          },
+          complete: () => {
+            failFirst(new Error('the subscription completed before its first block'));
+            resolve(blocks);
+          },
         },
       );
     });

@@ -145,7 +145,6 @@ export async function startStack(
   };
 }
 
-/** One SQL statement on a fresh connection to a stack's database (works whatever state the service's pool is in). */
 /**
  * One transaction-tracker pass of the test's own, with the tracker's timer stopped meanwhile: a
  * pass of the timer's own would hold the tracker's lock and make this one return without looking.
@@ -160,6 +159,7 @@ export async function trackerPass(stack: Stack): Promise<void> {
   }
 }
 
+/** One SQL statement on a fresh connection to a stack's database (works whatever state the service's pool is in). */
 export async function sqlRows<T>(target: { databaseUrl: string }, text: string, params: unknown[] = []): Promise<T[]> {
   const pg = new Client({ connectionString: target.databaseUrl, connectionTimeoutMillis: 3000 });
   await pg.connect();
