@@ -290,13 +290,7 @@ export function directDispatcher(
       });
       run
         .then((r) => reply(res, r))
-        .catch((error: unknown) => {
-          if (res.headersSent) {
-            res.destroy();
-            return;
-          }
-          sendErrorResponse(res, hooks.unexpected(error, requestId));
-        });
+        .catch((error: unknown) => sendErrorResponse(res, hooks.unexpected(error, requestId)));
     });
     return true;
   };

@@ -133,9 +133,14 @@ export function assertStrictBodyTypes(args: ExecutionArgs, bodyFields: ReadonlyS
 
 /**
  * The HTTP JSON face's one writer of an error (REST, the direct routes, the edge's refusals, the
- * ops routes): its status, its headers (Retry-After...) and the body of API.md §1.
+ * ops routes): its status, its headers (Retry-After...) and the body of API.md §1. An answer
+ * already begun cannot become an error: its connection is closed, so the client sees it cut short.
  */
 export function sendErrorResponse(res: http.ServerResponse, e: PublicError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   const text = JSON.stringify(errorBody(e));
   res.statusCode = e.status;
   if (e.headers) for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);

@@ -260,14 +260,6 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     res.end(text);
   }
 
-  const fail = (res: http.ServerResponse, error: unknown) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    errors.http(res, errors.publicError(error, requestIdOf(res)));
-  };
-
   return {
     handlers: [admission, (req, res, next) => void viaApollo(req, res, req.body).catch(next)],
     direct(req, res) {
@@ -291,7 +283,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
           errors.http(res, NOT_JSON);
           return;
         }
-        serve(req, res, body).catch((error: unknown) => fail(res, error));
+        serve(req, res, body).catch((error: unknown) => errors.http(res, errors.publicError(error, requestIdOf(res))));
       });
       return true;
     },
