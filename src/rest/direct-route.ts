@@ -23,6 +23,7 @@ import { AppError } from '../errors/app-error';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
 import type { RequestContext } from '../auth/request-context';
+import { endTogether } from './answer-batch';
 import { sendErrorResponse } from './rest-errors';
 import { successStatus, type RestRoute } from './routes';
 
@@ -199,7 +200,7 @@ function reply(res: http.ServerResponse, r: DirectReply): void {
   if (r.headers) for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(text));
-  res.end(text);
+  endTogether(res, text);
 }
 
 /**

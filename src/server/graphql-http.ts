@@ -14,6 +14,7 @@ import {
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { RequestContext } from '../auth/request-context';
 import { readPlainBody } from '../rest/direct-route';
+import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
@@ -257,7 +258,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     res.statusCode = 200;
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('content-length', Buffer.byteLength(text));
-    res.end(text);
+    endTogether(res, text);
   }
 
   return {
