@@ -3,7 +3,8 @@
 //   each call): eth_call straight to the node (baseline) vs the gateway's REST query vs GraphQL,
 //   with the node's eth_call count during the hot runs; on anvil, then again behind the
 //   Besu-faithful front (tests/kit/besu-node.ts); then 100 concurrent invokes from one wallet.
-// Run: npm run bench:gateway (BENCH_SECONDS per target, BENCH_ROUNDS rounds, BENCH_BESU=0 to skip Besu)
+// Run: npm run bench:gateway (BENCH_SECONDS per target, BENCH_ROUNDS rounds after BENCH_WARMUP unmeasured
+//   seconds per target, BENCH_BESU=0 to skip Besu)
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -59,6 +60,8 @@ interface ReadSetup {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Seconds each target runs unmeasured before the first round: the service's JIT warms up, as the node's code is. */
+const warmup = Number(process.env.BENCH_WARMUP ?? 3);
 
 const rpcBody = (to: string, data: string) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to, data }, 'latest'] });
@@ -179,6 +182,7 @@ interface Counted {
 async function runTable(title: string, targets: Target[], setup: ReadSetup): Promise<Counted[]> {
   const perRound: LoadResult[][] = [];
   const counted: Counted[] = [];
+  if (warmup > 0) for (const t of targets) await load(t.name, { ...t, seconds: warmup });
   for (let round = 0; round < rounds; round++) {
     const results: LoadResult[] = [];
     for (const t of targets) {
