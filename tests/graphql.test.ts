@@ -168,6 +168,20 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
     }
   });
 
+  it('never turns a string literal into code: graphql-jit’s Date marker in an argument stays a string', async () => {
+    // graphql-jit writes literal arguments into the code it generates and rewrites a string holding
+    // its Date marker into `new Date(<the rest>)` (src/schema/compile.ts); sent twice, the document
+    // would be compiled and the rest would run in the service, for anyone.
+    const injected = () => (globalThis as Record<string, unknown>).__jitInjected;
+    const marker = '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d';
+    const query = `mutation { queryContract(id: "00000000-0000-4000-8000-000000000000", method: "${marker}globalThis.__jitInjected=1") { result } }`;
+    const { fast, apollo } = await both({ query });
+    await api.graphql(query);
+    expect(injected()).toBeUndefined();
+    expect(fast).toEqual(apollo);
+    expect(JSON.parse(fast.text).errors[0].extensions.code).toBe('INVALID_API_KEY');
+  });
+
   it('holds the event loop under 100 ms for a long document, the first time and when it comes back', async () => {
     // 50 aliases of everything `me` reaches three levels deep: parsed and measured the first time,
     // run by graphql-js every time (longer than the fast path compiles).

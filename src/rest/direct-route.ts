@@ -1,5 +1,4 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type http from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import {
@@ -20,6 +19,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../errors/app-error';
+import { compileDocument } from '../schema/compile';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
 import type { RequestContext } from '../auth/request-context';
@@ -109,8 +109,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
 
   // The document is fixed, so it is compiled once (graphql-jit: same results and errors as
   // graphql-js for it, measurably less CPU per call); should compiling fail, graphql-js runs it.
-  const jit = compileQuery(schema, document, operation.name?.value);
-  const compiled = isCompiledQuery(jit) ? jit : undefined;
+  const compiled = compileDocument(schema, document, operation.name?.value);
   const failure = (error: unknown, requestId: string | undefined): DirectReply => {
     const e = opts.publicError(error, requestId);
     return { status: e.status, body: errorBody(e), headers: e.headers };

@@ -11,11 +11,11 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { RequestContext } from '../auth/request-context';
 import { readPlainBody } from '../rest/direct-route';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
+import { compileDocument } from '../schema/compile';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
@@ -207,9 +207,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
   /**
    * How the fast path runs each admitted document (the pipeline keeps one document object per
    * operation name and source, so this lives as long as the pipeline keeps it): graphql-js (what
-   * Apollo runs) the first time, its graphql-jit compilation from the second if it is short
-   * (compiling costs more than it saves for a document sent once, such as one with its arguments
-   * written inline); false when only Apollo may run it.
+   * Apollo runs) the first time, its graphql-jit compilation from the second if it is short and
+   * holds no string literal (compiling costs more than it saves for a document sent once; a string
+   * literal could become code in graphql-jit's output); false when only Apollo may run it.
    */
   const runners = new WeakMap<DocumentNode, Runner | 'seen once' | false>();
   const runnerOf = ({ document, source, operationName }: Admitted): Runner | false => {
@@ -224,11 +224,12 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       runners.set(document, plain ? 'seen once' : false);
       return plain ? interpreted : false;
     }
-    const jit = source.length <= MAX_COMPILED_SOURCE ? compileQuery(opts.schema, document, operationName) : undefined;
-    const runner: Runner =
-      jit && isCompiledQuery(jit)
-        ? (contextValue, variableValues) => jit.query(undefined, contextValue, variableValues)
-        : interpreted;
+    // A document holding a string literal is never compiled (src/schema/compile.ts says why).
+    const jit =
+      source.length <= MAX_COMPILED_SOURCE ? compileDocument(opts.schema, document, operationName) : undefined;
+    const runner: Runner = jit
+      ? (contextValue, variableValues) => jit.query(undefined, contextValue, variableValues)
+      : interpreted;
     runners.set(document, runner);
     return runner;
   };
