@@ -1,6 +1,6 @@
 import { buildSchema, parse } from 'graphql';
 import { cpuTimed } from '../../tests/kit/cpu-time';
-import { admitDocument, assertCost, createGraphQLPipeline, MAX_QUERY_DEPTH } from './limits';
+import { admitDocument, assertCost, createGraphQLPipeline, MAX_ADMITTED_DOCUMENTS, MAX_QUERY_DEPTH } from './limits';
 
 const schema = buildSchema(`
   type Node { id: ID! parent: Node children: [Node!]! }
@@ -95,5 +95,21 @@ describe('GraphQL pipeline memory', () => {
     const two = `query A { node(id: "1") { id } } query B { ${Array.from({ length: 3 }, (_, i) => `s${i}: address(address: "0x1", scan: 2000) { balance }`).join(' ')} }`;
     expect(pipeline.admit(two, {}, 'A').document).toBeDefined();
     expect(pipeline.admit(two, {}, 'B').errors?.[0]?.message).toMatch(/blocks/);
+  });
+
+  it('stays bounded under a flood of distinct valid documents, small or large, and still admits the forgotten ones', () => {
+    const pipeline = createGraphQLPipeline(schema);
+    const small = (i: number) => `{ node(id: "${i}") { id } }`;
+    for (let i = 0; i < MAX_ADMITTED_DOCUMENTS * 2; i++) expect(pipeline.admit(small(i), {}).document).toBeDefined();
+    expect(pipeline.cachedDocuments).toBe(MAX_ADMITTED_DOCUMENTS);
+    // The first ones were forgotten: admitted again, parsed again.
+    expect(pipeline.admit(small(0), {}).document).toBeDefined();
+
+    // 10,000-character documents count for their parsed size, not their source's: about a hundred fit.
+    const large = createGraphQLPipeline(schema);
+    const big = (i: number) => `{ node(id: "${String(i).padStart(10_000, 'x')}") { id } }`;
+    for (let i = 0; i < 300; i++) expect(large.admit(big(i), {}).document).toBeDefined();
+    expect(large.cachedDocuments).toBeGreaterThan(50);
+    expect(large.cachedDocuments).toBeLessThanOrEqual(110);
   });
 });

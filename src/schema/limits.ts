@@ -189,8 +189,22 @@ export function admitDocument(
   return { document };
 }
 
+/**
+ * The admitted documents the pipeline remembers, and the memory they may take. A parsed document
+ * (graphql-js AST with locations) takes 50–200 bytes of heap per character of its source (about 6 KB
+ * for a gateway query, 2 KB for `{ __typename }`), and the GraphQL fast path keeps a graphql-jit
+ * compilation beside each one it has run twice: counting source characters alone would let a flood
+ * of distinct small documents hold gigabytes. An application sends a few hundred distinct documents
+ * at most; one that does not fit is parsed and validated again each time, nothing else changes.
+ */
+export const MAX_ADMITTED_DOCUMENTS = 2_000;
+const MAX_ADMITTED_BYTES = 64 * 1024 * 1024;
+const AST_BYTES_PER_SOURCE_CHAR = 64;
+
 /** The admission of every GraphQL document, whatever face it came by (HTTP, WebSocket). */
 export interface GraphQLPipeline {
+  /** How many admitted documents are remembered now (at most MAX_ADMITTED_DOCUMENTS). */
+  readonly cachedDocuments: number;
   admit(
     source: string,
     variables: Record<string, unknown> | undefined | null,
@@ -205,10 +219,14 @@ export interface GraphQLPipeline {
 export function createGraphQLPipeline(schema: GraphQLSchema): GraphQLPipeline {
   // A document whose cost no variable can change was measured once, when it was admitted.
   const admitted = new LRUCache<string, { document: DocumentNode; measureAgain: boolean }>({
-    maxSize: 16 * 1024 * 1024,
-    sizeCalculation: (_doc, key) => Math.max(1, key.length),
+    max: MAX_ADMITTED_DOCUMENTS,
+    maxSize: MAX_ADMITTED_BYTES,
+    sizeCalculation: (_doc, key) => Math.max(1, key.length) * AST_BYTES_PER_SOURCE_CHAR,
   });
   return {
+    get cachedDocuments() {
+      return admitted.size;
+    },
     admit(source, variables, operationName) {
       // The cost was measured for the operation named: another name is another admission.
       const key = `${operationName ?? ''}\u0000${source}`;
