@@ -11,9 +11,13 @@ import { SolidityCompiler } from './compiler';
 const CRASHING = `pragma solidity ^0.8.20;
 contract Deep { function f() public pure returns (uint256 y) { y = 1${' + 1'.repeat(60_000)}; } }`;
 
-/** A real input that keeps solc busy for ~8 s on a 2-core machine: 8 000 statements for the optimizer. */
+/**
+ * A real input that keeps solc busy far longer than the 5 s timeout below: 16 000 statements for the
+ * optimizer (8 000 took ~8 s on a 2-core machine). It is stopped at the timeout, so its length costs
+ * the test nothing.
+ */
 const SLOW = `pragma solidity ^0.8.20;
-contract Slow { function f(uint256 a) public pure returns (uint256 y) { ${'y += a * 3; '.repeat(8_000)} } }`;
+contract Slow { function f(uint256 a) public pure returns (uint256 y) { ${'y += a * 3; '.repeat(16_000)} } }`;
 
 const simple = (name: string) => ({ sources: { [`${name}.sol`]: `pragma solidity ^0.8.20;\ncontract ${name} {}` } });
 
@@ -50,7 +54,9 @@ describe('SolidityCompiler faults', () => {
   });
 
   it('times a compile out, queues behind a busy worker, refuses beyond the queue, and recovers', async () => {
-    const compiler = new SolidityCompiler({ workers: 1, timeoutMs: 2_000, maxQueued: 1 });
+    // 5 s: the queued compile runs on a worker started anew after the timeout (about 2 s on an idle
+    // machine here), and must fit while eight test files load the machine: 2 s did not.
+    const compiler = new SolidityCompiler({ workers: 1, timeoutMs: 5_000, maxQueued: 1 });
     try {
       await compiler.warmUp();
       const slow = compiler.compile({ sources: { 'Slow.sol': SLOW } });
@@ -62,7 +68,7 @@ describe('SolidityCompiler faults', () => {
 
       const timedOut = await rejectionOf(slow);
       expect(timedOut.code).toBe('COMPILATION_FAILED');
-      expect(timedOut.message).toBe('Compilation failed: compilation timed out after 2 s');
+      expect(timedOut.message).toBe('Compilation failed: compilation timed out after 5 s');
       expect((await queued).contracts.map((c) => c.name)).toEqual(['Queued']);
       expect(compiler.stats).toMatchObject({ timeouts: 1, workersReplaced: 1 });
 
