@@ -58,6 +58,11 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  // 'exit' may come before the last of the output is read: stop() waits for both pipes to close too
+  // (at most 2 s, should a process the service started still hold them).
+  const outputRead = Promise.all(
+    [proc.stdout!, proc.stderr!].map((stream) => new Promise<void>((resolve) => stream.once('close', resolve))),
+  );
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -80,6 +85,7 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       const code = await exited;
+      await Promise.race([outputRead, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
