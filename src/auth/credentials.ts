@@ -13,6 +13,11 @@ export interface Credentials {
    * this request, so that the service that checks the credentials does not charge it twice.
    */
   chargedTo?: string;
+  /**
+   * The sha256 of the request's API key, once the key service has computed it: the edge's charge
+   * and the key check both need it, and a second hash per request costs more than keeping it here.
+   */
+  apiKeyHash?: string;
 }
 
 function first(v: string | string[] | undefined): string | undefined {

@@ -52,7 +52,6 @@ export const MAX_ACTIVE_KEYS = 100;
 
 export class ApiKeyService {
   private readonly cache = new LRUCache<string, CacheEntry>({ max: 10_000, ttl: CACHE_TTL_MS });
-  private readonly hashes = new WeakMap<Credentials, string>();
   private readonly touched = new Set<string>();
   /** Bumped by every revocation heard: a lookup that raced one must not be cached. */
   private generation = 0;
@@ -81,16 +80,11 @@ export class ApiKeyService {
   }
 
   /**
-   * The hash of a request's key, computed once per request: the edge's charge (knownDeveloper) and
-   * the key check (authenticate) both need it. Held as long as the request's credentials are.
+   * The hash of a request's key, computed once per request and kept on its credentials: the edge's
+   * charge (knownDeveloper) and the key check (authenticate) both need it.
    */
   private keyHash(creds: Credentials, key: string): string {
-    let keyHash = this.hashes.get(creds);
-    if (keyHash === undefined) {
-      keyHash = hashApiKey(key);
-      this.hashes.set(creds, keyHash);
-    }
-    return keyHash;
+    return (creds.apiKeyHash ??= hashApiKey(key));
   }
 
   /** Called by the revocation channel for every key revoked anywhere. */
