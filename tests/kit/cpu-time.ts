@@ -44,3 +44,26 @@ export async function maxLoopHoldCpuMs<T>(
     clearTimeout(timer);
   }
 }
+
+/**
+ * `maxLoopHoldCpuMs` of up to `tries` runs of `run(attempt)`, stopping at the first that holds the loop
+ * less than `limitMs`; returns that run, or else the one that held it least. Work that holds the loop
+ * holds it on every run, while a pause the code under test did not cause comes once: a collection of
+ * the whole test worker's heap, or a core the hypervisor took back mid-turn, which this thread's CPU
+ * clock still counts. (Under the full suite on 2 cores a CMS verification that holds the loop 15 ms
+ * alone once measured 117 ms.) `run` gets the attempt's number, from 0, to vary what a cache would
+ * otherwise answer.
+ */
+export async function leastLoopHoldCpuMs<T>(
+  run: (attempt: number) => Promise<T>,
+  limitMs: number,
+  { tries = 3, ...options }: { tries?: number; resolutionMs?: number; settleMs?: number } = {},
+): Promise<{ result: T; maxHoldMs: number; attempts: number }> {
+  let best: { result: T; maxHoldMs: number } | undefined;
+  for (let attempt = 0; attempt < tries; attempt++) {
+    const measured = await maxLoopHoldCpuMs(() => run(attempt), options);
+    if (!best || measured.maxHoldMs < best.maxHoldMs) best = measured;
+    if (measured.maxHoldMs < limitMs) return { ...measured, attempts: attempt + 1 };
+  }
+  return { ...best!, attempts: tries };
+}

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey } from 'node:crypto';
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { maxLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
+import { leastLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
 import * as der from '../../../../tests/kit/der-surgery';
 import { derToPem, OpensslPki, spkiSha256, type Authority, type Credential } from '../../../../tests/kit/openssl-pki';
 import { AppError } from '../../../errors/app-error';
@@ -560,10 +560,11 @@ describe('bounded work: no input blocks the event loop for 100 ms', () => {
   /**
    * Longest hold of the event loop (CPU ms of this thread between two turns of a 10 ms timer) while
    * `run` is pending and for a while after, so that work a refused request leaves behind counts
-   * against that request. CPU time, not wall-clock: other test workers share the cores.
+   * against that request. CPU time, not wall-clock: other test workers share the cores. The best of up
+   * to three runs: a pause of the worker's own (a full garbage collection) comes once, work every time.
    */
   async function maxLoopDelayMs(run: () => Promise<unknown>): Promise<number> {
-    return (await maxLoopHoldCpuMs(run)).maxHoldMs;
+    return (await leastLoopHoldCpuMs(run, 100)).maxHoldMs;
   }
 
   async function expectRefusedQuickly(proof: EdsProof, trustStore: TrustStore = trust): Promise<number> {
