@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { keccak256, parseEther } from 'ethers';
-import { providerOf } from './kit/chain';
+import { Interface, keccak256, parseEther, parseUnits, type TransactionResponse, Wallet } from 'ethers';
+import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { burstsUntilLimited, deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
@@ -291,29 +291,40 @@ describe('invoke', () => {
 
   it('answers a transaction that reverted when mined with status reverted and its revertReason (replayed at its block)', async () => {
     const once = await deployRegistered(api, dev, ONCE_SOURCE);
-    // Both must be sent before either is mined, however slow the machine: on a busy one the second
-    // was estimated after the first had landed, and refused. Mining waits until both are in the pool.
+    // The invoke must pass its simulation and estimate, then meet a state that makes it revert. Two
+    // invokes racing each other did not always do it: anvil estimates at its pending block, so the
+    // second was refused whenever it was estimated after the first had reached the pool (seen under
+    // the full suite). Here mining waits, the invoke reaches the pool, and then another account's
+    // call of once() with a far higher tip comes in front of it in the same block (anvil orders a
+    // block by fees).
     const provider = providerOf(stack, 'testnet');
     const nonce = await provider.getTransactionCount(dev.walletAddress, 'pending');
     await provider.send('evm_setIntervalMining', [0]);
-    let answered = 0;
-    const both = Promise.all(
-      [invoke(once.id, 'once', {}), invoke(once.id, 'once', {})].map((p) => p.finally(() => answered++)),
-    );
+    let answered = false;
+    const invoked = invoke(once.id, 'once', {}).finally(() => (answered = true));
+    let front: TransactionResponse;
     try {
       const until = Date.now() + 30_000;
-      while ((await provider.getTransactionCount(dev.walletAddress, 'pending')) < nonce + 2 && answered === 0) {
-        if (Date.now() > until) throw new Error('the two transactions did not reach the pool');
+      while ((await provider.getTransactionCount(dev.walletAddress, 'pending')) < nonce + 1 && !answered) {
+        if (Date.now() > until) throw new Error('the invoke did not reach the pool');
         await new Promise((r) => setTimeout(r, 50));
       }
+      expect(answered).toBe(false);
+      const rival = new Wallet(ANVIL_KEYS[2]!, provider);
+      front = await rival.sendTransaction({
+        to: once.address,
+        data: new Interface(['function once()']).encodeFunctionData('once'),
+        gasLimit: 100_000n,
+        maxPriorityFeePerGas: parseUnits('50', 'gwei'),
+        maxFeePerGas: parseUnits('500', 'gwei'),
+      });
     } finally {
       await provider.send('evm_setIntervalMining', [1]);
     }
-    const [a, b] = await both;
-    const outcomes = [a.body, b.body].sort((x: any, y: any) => String(x.status).localeCompare(String(y.status)));
-    expect(outcomes.map((o: any) => o.status)).toEqual(['reverted', 'success']);
-    expect(outcomes[0].revertReason).toBe('already done');
-    expect(outcomes[1]).not.toHaveProperty('revertReason');
+    const res = await invoked;
+    expect((await front.wait())!.status).toBe(1);
+    expect(res.body).toMatchObject({ status: 'reverted', revertReason: 'already done' });
+    expect(res.body.blockNumber).toBe((await provider.getTransactionReceipt(front.hash))!.blockNumber);
   });
 
   it('simulates first: a revert is decoded (custom error) and nothing is sent', async () => {
