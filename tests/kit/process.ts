@@ -18,23 +18,56 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** A port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` on 127.0.0.1 can be bound right now (it is free the moment this answers). */
+function bindable(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A port nobody listens on right now, below Linux's ephemeral range (32768–60999 by default): a
+ * port the kernel hands out for port 0 may be handed out again, to any process's next outgoing
+ * connection, before the caller binds it (seen in CI: a service's listen failed with EADDRINUSE).
+ * Other test workers pick at random in the same range, so a clash stays possible but rare;
+ * spawnService tries again on one.
+ */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = await bindable(20_000 + Math.floor(Math.random() * 12_000));
+    if (port !== null) return port;
+  }
+  const port = await bindable(0);
+  if (port === null) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** Keeps the last part of a process's output (enough to explain a failure, bounded in memory). */
 const OUTPUT_KEPT = 256 * 1024;
 
-/** Starts the built service as its own process with `env`, and waits until /readyz answers 200. */
+/**
+ * Starts the built service as its own process with `env`, and waits until /readyz answers 200. A
+ * start that fails because its port was taken in the meantime is tried again on another port.
+ */
 export async function spawnService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnServiceOnce(env, timeoutMs);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof PortTaken)) throw e;
+    }
+  }
+}
+
+/** The service exited at start-up because another process took its port first. */
+class PortTaken extends Error {}
+
+async function spawnServiceOnce(env: Record<string, string>, timeoutMs: number): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'devportal-proc-'));
   const port = await freePort();
   const proc = spawn(process.execPath, [MAIN], {
@@ -66,7 +99,14 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + timeoutMs;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`service exited:\n${out}`);
+    if (proc.exitCode !== null) {
+      await Promise.race([outputRead, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      rmSync(dataDir, { recursive: true, force: true });
+      if (/"msg":"start-up failed"/.test(out) && out.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`)) {
+        throw new PortTaken(`port ${port} was taken:\n${out}`);
+      }
+      throw new Error(`service exited:\n${out}`);
+    }
     const ready = await fetch(`${url}/readyz`).then(
       (r) => r.status === 200,
       () => false,
