@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../logger';
 import { ChainRegistry } from './chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
 import { startBesuFront } from '../../tests/kit/besu-node';
+import { freePort } from '../../tests/kit/ports';
 
 const FUNDED_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
@@ -14,15 +15,6 @@ function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknow
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) });
   return { logger, lines, text: () => JSON.stringify(lines) };
-}
-
-/** A port nothing listens on (it was free a moment ago). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A real HTTP server answering every request with the given status; counts the requests. */
