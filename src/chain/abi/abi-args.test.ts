@@ -157,10 +157,10 @@ describe('encodeArgs: address', () => {
   const lower = CHECKSUMMED.toLowerCase();
   const upper = '0x' + CHECKSUMMED.slice(2).toUpperCase();
 
-  it('accepts lower, upper and checksummed case, returning the checksummed form', () => {
-    expect(one('address', lower)).toBe(CHECKSUMMED);
-    expect(one('address', upper)).toBe(CHECKSUMMED);
-    expect(one('address', CHECKSUMMED)).toBe(CHECKSUMMED);
+  it('accepts lower, upper and checksummed case, returning the lower-case form (what the ABI encodes)', () => {
+    expect(one('address', lower)).toBe(lower);
+    expect(one('address', upper)).toBe(lower);
+    expect(one('address', CHECKSUMMED)).toBe(lower);
   });
 
   it('refuses a bad mixed-case checksum', () => {
@@ -226,7 +226,10 @@ describe('encodeArgs: arrays', () => {
   });
 
   it('checks the length of fixed arrays', () => {
-    expect(one('address[2]', [CHECKSUMMED.toLowerCase(), CHECKSUMMED])).toEqual([CHECKSUMMED, CHECKSUMMED]);
+    expect(one('address[2]', [CHECKSUMMED.toLowerCase(), CHECKSUMMED])).toEqual([
+      CHECKSUMMED.toLowerCase(),
+      CHECKSUMMED.toLowerCase(),
+    ]);
     expect(refusal('address[2]', [CHECKSUMMED]).reason).toBe('args[0]: expected exactly 2 element(s), got 1');
   });
 
@@ -257,7 +260,7 @@ describe('encodeArgs: tuples', () => {
   const tag = '0x' + '11'.repeat(32);
 
   it('accepts objects keyed by component names and arrays by position, recursively', () => {
-    const expected = [7n, [CHECKSUMMED, 5n, [[tag, [1n, 2n]]]]];
+    const expected = [7n, [CHECKSUMMED.toLowerCase(), 5n, [[tag, [1n, 2n]]]]];
     expect(encodeArgs(f, ['7', { to: CHECKSUMMED, amount: 5, legs: [{ tag, hops: [1, 2] }] }])).toEqual(expected);
     expect(encodeArgs(f, [7, [CHECKSUMMED.toLowerCase(), '5', [[tag, ['1', '0x2']]]]])).toEqual(expected);
   });

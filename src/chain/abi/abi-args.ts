@@ -127,16 +127,24 @@ function coerceInteger(unsigned: boolean, bits: number, value: unknown, path: st
   return n;
 }
 
-/** An address in any case; mixed case must carry a valid EIP-55 checksum. Returned checksummed. */
+/**
+ * An address in any case; mixed case must carry a valid EIP-55 checksum. Returned in lower case:
+ * the ABI encodes the 20 bytes, and computing a checksum (a keccak-256) for an address sent in one
+ * case would only be thrown away.
+ */
 function coerceAddress(value: unknown, path: string): string {
   if (typeof value !== 'string' || !ADDRESS.test(value)) {
     throw new ArgumentMismatch(path, `expected an address (0x followed by 40 hex digits), got ${describe(value)}`);
   }
-  try {
-    return getAddress(value);
-  } catch {
-    throw new ArgumentMismatch(path, `bad EIP-55 checksum in ${value}; send it checksummed or all lower case`);
+  const lower = value.toLowerCase();
+  if (value !== lower && value !== `0x${value.slice(2).toUpperCase()}`) {
+    try {
+      getAddress(value);
+    } catch {
+      throw new ArgumentMismatch(path, `bad EIP-55 checksum in ${value}; send it checksummed or all lower case`);
+    }
   }
+  return lower;
 }
 
 /** `bytes` (any even hex length) or `bytesN` (exactly N bytes) from a 0x hex string; returned lower case. */

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { encodeArgs } from './abi-args';
 import type { AbiMethod } from './abi-method';
 import { decodeResult } from './abi-result';
+import { staticCalldata } from './static-calldata';
 
 /**
  * Entries kept per direction, and the memory they may take (keys and values counted as UTF-16
@@ -43,7 +44,8 @@ export class CallCodec {
     const key = `${contractId}\u0000${method.signature}\u0000${JSON.stringify(args ?? null)}`;
     const cached = key.length <= MAX_KEY ? this.calldata.get(key) : undefined;
     if (cached !== undefined) return cached;
-    const data = iface.encodeFunctionData(method.fragment, encodeArgs(method.fragment, args));
+    const values = encodeArgs(method.fragment, args);
+    const data = staticCalldata(method.fragment)?.(values) ?? iface.encodeFunctionData(method.fragment, values);
     if (key.length <= MAX_KEY) this.calldata.set(key, data);
     return data;
   }
