@@ -40,7 +40,14 @@ export function toJsonValue(param: ParamType, value: unknown): unknown {
 
 /** Several values: an object keyed by their names when every name is present and distinct, else a positional array. */
 function composite(params: readonly ParamType[], valueAt: (index: number) => unknown): unknown {
-  const values = params.map((p, i) => toJsonValue(p, valueAt(i)));
+  return keyedByName(
+    params,
+    params.map((p, i) => toJsonValue(p, valueAt(i))),
+  );
+}
+
+/** JSON values of `params`, in order → an object keyed by their names when every name is present and distinct, else the array. */
+export function keyedByName(params: readonly ParamType[], values: unknown[]): unknown {
   const names = params.map((p) => p.name);
   if (names.some((n) => !n) || new Set(names).size !== names.length) return values;
   return Object.fromEntries(names.map((n, i) => [n, values[i]]));

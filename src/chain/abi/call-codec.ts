@@ -4,6 +4,7 @@ import { encodeArgs } from './abi-args';
 import type { AbiMethod } from './abi-method';
 import { decodeResult } from './abi-result';
 import { staticCalldata } from './static-calldata';
+import { staticResult } from './static-result';
 
 /**
  * Entries kept per direction, and the memory they may take (keys and values counted as UTF-16
@@ -55,7 +56,10 @@ export class CallCodec {
     const key = `${contractId}\u0000${method.signature}\u0000${raw}`;
     const cached = key.length <= MAX_KEY ? this.results.get(key) : undefined;
     if (cached !== undefined) return cached.value;
-    const value = deepFreeze(decodeResult(method.fragment, iface.decodeFunctionResult(method.fragment, raw)));
+    const value = deepFreeze(
+      staticResult(method.fragment)?.(raw) ??
+        decodeResult(method.fragment, iface.decodeFunctionResult(method.fragment, raw)),
+    );
     // An estimate: the JSON value holds about as many characters as the hex it was decoded from.
     if (key.length <= MAX_KEY) this.results.set(key, { value, size: raw.length * 4 });
     return value;
