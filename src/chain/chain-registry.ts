@@ -8,9 +8,12 @@ import {
 import { CHAIN_IDS, NETWORKS, type Network } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import type { Logger } from '../logger';
+import { CallBatcher } from './call-batcher';
 import { FailoverTransport, WrongChainIdError } from './failover-transport';
+import type { JsonRpcAnswer } from './rpc-transport';
 import {
   DEFAULT_FEE_POLICY,
+  DEFAULT_MAX_BATCH,
   DEFAULT_MAX_CONNECTIONS,
   type FeePolicy,
   type NetworkOptions,
@@ -193,12 +196,15 @@ export function nodeUnreachableError(network: Network, err: unknown): AppError |
  */
 class ChainCheckedProvider extends JsonRpcProvider {
   private refusal: AppError | null = null;
+  /** Reads of one turn, sent to the node together (`read`). */
+  private readonly reads: CallBatcher;
 
   constructor(
     private readonly transport: FailoverTransport,
     network: EthersNetwork,
     /** Records the refusal (every node on the wrong chain) and returns the error to throw from now on. */
     private readonly onWrongChainId: (actualChainId: number) => AppError,
+    batching: { maxBatch: number; onRefused: (batchSize: number, error: { code?: number; message?: string }) => void },
   ) {
     // The URL is never used by ethers: every request goes through `transport` (see _send).
     super(new FetchRequest('http://127.0.0.1/'), network, {
@@ -211,6 +217,7 @@ class ChainCheckedProvider extends JsonRpcProvider {
       batchMaxCount: 1,
       pollingInterval: POLLING_INTERVAL_MS,
     });
+    this.reads = new CallBatcher((payload) => this.sendChecked(payload), batching.maxBatch, batching.onRefused);
   }
 
   /** A wrong chain id on every node refuses the network for good. */
@@ -254,6 +261,16 @@ class ChainCheckedProvider extends JsonRpcProvider {
   async rpc(method: string, params: unknown[]): Promise<unknown> {
     const payload: JsonRpcPayload = { jsonrpc: '2.0', id: 1, method, params };
     const [answer] = await this.sendChecked(payload);
+    return this.resultOf(payload, answer);
+  }
+
+  /** As `rpc`, for a read the node may answer in a batch with the other reads of this turn (CallBatcher). */
+  async read(method: string, params: unknown[]): Promise<unknown> {
+    const answer = await this.reads.call(method, params);
+    return this.resultOf({ jsonrpc: '2.0', id: 1, method, params }, answer);
+  }
+
+  private resultOf(payload: JsonRpcPayload, answer: JsonRpcAnswer | undefined): unknown {
     if (answer && 'result' in answer) return answer.result;
     throw this.getRpcError(payload, answer && 'error' in answer ? answer : { id: 1, error: { code: -32603 } });
   }
@@ -344,14 +361,27 @@ export class ChainRegistry {
           'RPC node reports the wrong chain id; it is not used',
         ),
     );
-    entry.provider = new ChainCheckedProvider(transport, new EthersNetwork(network, chainId), (actualChainId) => {
-      entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
-      this.logger.error(
-        { network, host, expectedChainId: chainId, actualChainId },
-        'RPC node reports the wrong chain id; the network is refused',
-      );
-      return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
-    });
+    const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    entry.provider = new ChainCheckedProvider(
+      transport,
+      new EthersNetwork(network, chainId),
+      (actualChainId) => {
+        entry.refusal = `chain id mismatch: expected ${chainId}, node reports ${actualChainId}`;
+        this.logger.error(
+          { network, host, expectedChainId: chainId, actualChainId },
+          'RPC node reports the wrong chain id; the network is refused',
+        );
+        return new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
+      },
+      {
+        maxBatch,
+        onRefused: (batchSize, error) =>
+          this.logger.warn(
+            { network, host, batchSize, code: error.code, reason: error.message },
+            `RPC node refused a batch of ${batchSize} reads; reads are sent one by one from now on (set ${network.toUpperCase()}_RPC_MAX_BATCH=1, or raise the node's batch limit)`,
+          ),
+      },
+    );
     try {
       await withTimeout(entry.provider.verifyChainId(), CONNECT_TIMEOUT_MS);
       this.logger.info({ network, host, chainId }, 'Connected to RPC node');
@@ -452,7 +482,7 @@ export class ChainRegistry {
   call(network: Network, tx: { to: string | null; data: string; from?: string }, block?: number): Promise<string> {
     const tag = block === undefined ? 'latest' : `0x${block.toString(16)}`;
     return this.withRetry(network, async (p) => {
-      const result = await (p as ChainCheckedProvider).rpc('eth_call', [tx, tag]);
+      const result = await (p as ChainCheckedProvider).read('eth_call', [tx, tag]);
       if (typeof result !== 'string')
         throw new AppError('UPSTREAM_RPC_ERROR', `The ${network} node answered eth_call without data`);
       return result;

@@ -1,12 +1,13 @@
 import { readNetworkOptions } from './network-settings';
 
 describe('readNetworkOptions', () => {
-  it('defaults: no URL, no headers, 16 connections, auto fees', () => {
+  it('defaults: no URL, no headers, 16 connections, batches of 16 reads, auto fees', () => {
     const problems: string[] = [];
     expect(readNetworkOptions('testnet', {}, problems)).toEqual({
       urls: [],
       headers: {},
       maxConnections: 16,
+      maxBatch: 16,
       fees: { mode: 'auto', gasPriceWei: undefined, maxFeePerGasWei: undefined },
     });
     expect(problems).toEqual([]);
@@ -20,6 +21,7 @@ describe('readNetworkOptions', () => {
         MAINNET_RPC_URL: 'http://besu-1:8545, https://besu-2:8545',
         MAINNET_RPC_HEADERS: '{"Authorization":"Bearer eyJhbGciOi.x.y"}',
         MAINNET_RPC_MAX_CONNECTIONS: '8',
+        MAINNET_RPC_MAX_BATCH: '1',
         MAINNET_FEE_MODE: 'legacy',
         MAINNET_GAS_PRICE_WEI: '0',
         MAINNET_MAX_FEE_PER_GAS_WEI: '100000000000',
@@ -31,6 +33,7 @@ describe('readNetworkOptions', () => {
       urls: ['http://besu-1:8545', 'https://besu-2:8545'],
       headers: { authorization: 'Bearer eyJhbGciOi.x.y' },
       maxConnections: 8,
+      maxBatch: 1,
       fees: { mode: 'legacy', gasPriceWei: 0n, maxFeePerGasWei: 100_000_000_000n },
     });
   });
@@ -43,13 +46,15 @@ describe('readNetworkOptions', () => {
         TESTNET_RPC_URL: 'http://ok:8545,ws://no:8546',
         TESTNET_RPC_HEADERS: '{"Authorization": "Bearer secret-token\\r\\nX: y"}',
         TESTNET_RPC_MAX_CONNECTIONS: '0',
+        TESTNET_RPC_MAX_BATCH: '2000',
         TESTNET_FEE_MODE: 'cheap',
         TESTNET_GAS_PRICE_WEI: '-1',
         TESTNET_MAX_FEE_PER_GAS_WEI: '1.5',
       },
       problems,
     );
-    expect(problems).toHaveLength(6);
+    expect(problems).toHaveLength(7);
+    expect(problems).toContain('TESTNET_RPC_MAX_BATCH: must be a whole number from 1 to 1024');
     expect(problems.join('\n')).not.toContain('secret-token');
     const notJson: string[] = [];
     readNetworkOptions('testnet', { TESTNET_RPC_HEADERS: 'Bearer secret-token' }, notJson);

@@ -20,10 +20,13 @@ export interface NetworkOptions {
   headers: Record<string, string>;
   /** Sockets per node per instance. */
   maxConnections: number;
+  /** Most reads (eth_call) sent to a node in one JSON-RPC batch; 1: each alone. */
+  maxBatch: number;
   fees: FeePolicy;
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 16;
+export const DEFAULT_MAX_BATCH = 16;
 export const DEFAULT_FEE_POLICY: FeePolicy = { mode: 'auto' };
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -39,7 +42,7 @@ function wei(name: string, value: string | undefined, problems: string[]): bigin
 
 /**
  * Reads `<PREFIX>_RPC_URL` (comma-separated), `_RPC_HEADERS` (JSON object), `_RPC_MAX_CONNECTIONS`,
- * `_FEE_MODE`, `_GAS_PRICE_WEI` and `_MAX_FEE_PER_GAS_WEI`. Problems name the variable, never its
+ * `_RPC_MAX_BATCH`, `_FEE_MODE`, `_GAS_PRICE_WEI` and `_MAX_FEE_PER_GAS_WEI`. Problems name the variable, never its
  * value (headers hold credentials).
  */
 export function readNetworkOptions(network: Network, env: NodeJS.ProcessEnv, problems: string[]): NetworkOptions {
@@ -85,16 +88,16 @@ export function readNetworkOptions(network: Network, env: NodeJS.ProcessEnv, pro
     }
   }
 
-  let maxConnections = DEFAULT_MAX_CONNECTIONS;
-  const rawMax = env[`${prefix}_RPC_MAX_CONNECTIONS`]?.trim();
-  if (rawMax) {
-    const n = Number(rawMax);
-    if (!Number.isInteger(n) || n < 1 || n > 1024) {
-      problems.push(`${prefix}_RPC_MAX_CONNECTIONS: must be a whole number from 1 to 1024`);
-    } else {
-      maxConnections = n;
-    }
-  }
+  const count = (name: string, fallback: number): number => {
+    const raw = env[`${prefix}_${name}`]?.trim();
+    if (!raw) return fallback;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n >= 1 && n <= 1024) return n;
+    problems.push(`${prefix}_${name}: must be a whole number from 1 to 1024`);
+    return fallback;
+  };
+  const maxConnections = count('RPC_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS);
+  const maxBatch = count('RPC_MAX_BATCH', DEFAULT_MAX_BATCH);
 
   const rawMode = (env[`${prefix}_FEE_MODE`] ?? '').trim() || 'auto';
   let mode: FeeMode = 'auto';
@@ -106,5 +109,5 @@ export function readNetworkOptions(network: Network, env: NodeJS.ProcessEnv, pro
     problems.push(`${prefix}_GAS_PRICE_WEI: is above ${prefix}_MAX_FEE_PER_GAS_WEI`);
   }
 
-  return { urls, headers, maxConnections, fees: { mode, gasPriceWei, maxFeePerGasWei } };
+  return { urls, headers, maxConnections, maxBatch, fees: { mode, gasPriceWei, maxFeePerGasWei } };
 }

@@ -22,6 +22,10 @@
  * - `--revert-reason-enabled`: a failed receipt carries `revertReason`, the hex revert data
  *   (TransactionReceiptResult.getRevertReason).
  * - `--rpc-http-max-active-connections` (default 80): connections beyond it are closed.
+ * - Batches (handlers/JsonRpcArrayExecutor): the entries are executed one after another, and a
+ *   batch longer than `--rpc-http-max-batch-size` (default 1024) is refused whole, HTTP 200 with
+ *   `{"id":null,"error":{"code":-32005,"message":"Number of requests exceeds max batch size"}}`
+ *   (RpcErrorType.EXCEEDS_RPC_MAX_BATCH_SIZE, AbstractJsonRpcExecutor.handleJsonRpcError).
  * On command it also loses transactions (answers a hash, never forwards: a pool eviction), refuses
  * them with a given error, or never answers (a timeout), so the tests can break every step.
  */
@@ -54,6 +58,8 @@ export interface BesuFrontOptions {
   istanbulValidators?: string[];
   /** Put revertReason into failed receipts (Besu's --revert-reason-enabled). */
   revertReasons?: boolean;
+  /** --rpc-http-max-batch-size (Besu default 1024). */
+  maxBatchSize?: number;
 }
 
 type Fault =
@@ -82,6 +88,7 @@ export const BESU_ERRORS = {
   upfrontCost: { code: -32004, message: 'Upfront cost exceeds account balance' },
   knownTransaction: { code: -32000, message: 'Known transaction' },
   methodNotFound: { code: -32601, message: 'Method not found' },
+  batchTooLarge: { code: -32005, message: 'Number of requests exceeds max batch size' },
 } as const;
 
 export interface BesuFront {
@@ -100,6 +107,8 @@ export interface BesuFront {
   peakConnections: number;
   /** Every method called, in order. */
   calls: string[];
+  /** The size of each batch received (an array body), in order. */
+  batches: number[];
   /** When each eth_sendRawTransaction arrived (ms since the epoch). */
   sendTimes: number[];
   stop(): Promise<void>;
@@ -145,6 +154,7 @@ export async function startBesuFront(opts: BesuFrontOptions): Promise<BesuFront>
     unauthorized: 0,
     peakConnections: 0,
     calls: [],
+    batches: [],
     sendTimes: [],
     async stop() {
       for (const res of hanging) res.destroy();
@@ -259,9 +269,18 @@ export async function startBesuFront(opts: BesuFrontOptions): Promise<BesuFront>
       return;
     }
     if (Array.isArray(body)) {
-      const answers = await Promise.all(body.map((r) => answer(r, res)));
+      front.batches.push(body.length);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answers.filter(Boolean)));
+      if (body.length > (opts.maxBatchSize ?? 1024)) {
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: BESU_ERRORS.batchTooLarge }));
+        return;
+      }
+      const answers: object[] = [];
+      for (const r of body) {
+        const one = await answer(r, res);
+        if (one) answers.push(one);
+      }
+      res.end(JSON.stringify(answers));
       return;
     }
     const one = await answer(body, res);
