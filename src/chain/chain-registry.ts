@@ -212,8 +212,9 @@ class ChainCheckedProvider extends JsonRpcProvider {
       // The default 250 ms cache would hand out the same pending nonce to two quick transactions.
       cacheTimeout: -1,
       batchStallTime: 0,
-      // A node answers the entries of a JSON-RPC batch one after another: under concurrent load one
-      // request per call, over several keep-alive sockets, is several times faster than batches.
+      // ethers' own batching off: Besu answers the entries of a batch one after another, so what
+      // ethers sends (reads and sends alike) goes one request per call over several keep-alive
+      // sockets. The gateway's reads are batched by `read` (CallBatcher), and only those one turn made.
       batchMaxCount: 1,
       pollingInterval: POLLING_INTERVAL_MS,
     });
