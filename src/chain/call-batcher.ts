@@ -4,11 +4,11 @@ import type { JsonRpcAnswer } from './rpc-transport';
 /** Sends one payload or a batch and returns the node's answers (the transport's `send`). */
 export type SendPayload = (payload: JsonRpcPayload | JsonRpcPayload[]) => Promise<JsonRpcAnswer[]>;
 
-/** A call the node left out of its answer to a batch (a node must answer every entry). */
+/** A call the node left out of its answer (JSON-RPC 2.0 requires an answer for every call). */
 export class MissingBatchAnswerError extends Error {
   readonly code = 'SERVER_ERROR';
   constructor() {
-    super('the node answered a batch without this call');
+    super('the node answered without this call');
     this.name = 'MissingBatchAnswerError';
   }
 }
