@@ -111,6 +111,22 @@ describe('reads sent to the node together', () => {
     expect(String(warnings[0]!.msg)).toContain('TESTNET_RPC_MAX_BATCH=1');
   });
 
+  it('batches only the reads of one group (the gateway: one developer) together', async () => {
+    // Besu runs a batch's calls one after another: one developer's slow calls must not hold another's.
+    const { front, registry } = await connect();
+    const read = (i: number, group: string) =>
+      registry.call('testnet', { to: IDENTITY, data: input(i) }, undefined, group);
+    const answers = await Promise.all([
+      read(600, 'ada'),
+      read(601, 'bob'),
+      read(602, 'ada'),
+      read(603, 'bob'),
+      read(604, 'ada'),
+    ]);
+    expect(answers).toEqual([600, 601, 602, 603, 604].map(input));
+    expect(front.batches).toEqual([3, 2]);
+  });
+
   it('sends every read alone with TESTNET_RPC_MAX_BATCH=1', async () => {
     const { front, registry } = await connect({ maxBatch: 1 });
     expect(await Promise.all(reads(registry, 500, 5))).toEqual(Array.from({ length: 5 }, (_, i) => input(500 + i)));

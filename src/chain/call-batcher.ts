@@ -28,6 +28,10 @@ interface Waiting {
  * exchange per call, which cost more than the call itself on a fast node (BENCHMARKS.md, "Reads
  * sent to the node together").
  *
+ * Only calls of the same group (the gateway's: the calling developer) share a batch. Besu executes a
+ * batch's entries one after another, so a slow call delays the calls batched after it; a
+ * developer's expensive view calls then delay only that developer's own reads.
+ *
  * Each call gets its own answer or error object, as if sent alone. A node that answers a batch
  * with one error instead of a list (Besu's `--rpc-http-max-batch-size`: -32005 "Number of requests
  * exceeds max batch size") takes its calls one by one from then on: they are sent again alone, and
@@ -35,7 +39,8 @@ interface Waiting {
  * Only reads go through here: a send is never batched (its outcome must be its own).
  */
 export class CallBatcher {
-  private queue: Waiting[] = [];
+  /** This turn's calls, by group, in the order they were made. */
+  private queue = new Map<string, Waiting[]>();
   private refused = false;
 
   constructor(
@@ -49,12 +54,15 @@ export class CallBatcher {
     return this.maxBatch > 1 && !this.refused;
   }
 
-  /** The node's answer to one call: its result or its error object. */
-  call(method: string, params: unknown[]): Promise<JsonRpcAnswer> {
+  /** The node's answer to one call: its result or its error object. Calls of one `group` may share a batch. */
+  call(method: string, params: unknown[], group = ''): Promise<JsonRpcAnswer> {
     if (!this.batching) return this.alone(method, params);
     return new Promise((resolve, reject) => {
-      if (this.queue.length === 0) setImmediate(() => this.flush());
-      this.queue.push({ method, params, resolve, reject });
+      if (this.queue.size === 0) setImmediate(() => this.flush());
+      const waiting = this.queue.get(group);
+      const call = { method, params, resolve, reject };
+      if (waiting) waiting.push(call);
+      else this.queue.set(group, [call]);
     });
   }
 
@@ -66,8 +74,10 @@ export class CallBatcher {
 
   private flush(): void {
     const queue = this.queue;
-    this.queue = [];
-    for (let i = 0; i < queue.length; i += this.maxBatch) void this.sendBatch(queue.slice(i, i + this.maxBatch));
+    this.queue = new Map();
+    for (const calls of queue.values()) {
+      for (let i = 0; i < calls.length; i += this.maxBatch) void this.sendBatch(calls.slice(i, i + this.maxBatch));
+    }
   }
 
   private async sendBatch(calls: Waiting[]): Promise<void> {

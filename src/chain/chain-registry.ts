@@ -265,9 +265,9 @@ class ChainCheckedProvider extends JsonRpcProvider {
     return this.resultOf(payload, answer);
   }
 
-  /** As `rpc`, for a read the node may answer in a batch with the other reads of this turn (CallBatcher). */
-  async read(method: string, params: unknown[]): Promise<unknown> {
-    const answer = await this.reads.call(method, params);
+  /** As `rpc`, for a read the node may answer in a batch with the other reads of this turn and `group` (CallBatcher). */
+  async read(method: string, params: unknown[], group?: string): Promise<unknown> {
+    const answer = await this.reads.call(method, params, group);
     return this.resultOf({ jsonrpc: '2.0', id: 1, method, params }, answer);
   }
 
@@ -478,12 +478,18 @@ export class ChainRegistry {
   /**
    * eth_call at the latest block, or at `block` when given, as a bare JSON-RPC request: the
    * gateway's hot path, without the provider's request normalisation (address resolution and
-   * checksums it does not need).
+   * checksums it does not need). Calls of the same `group` made in one turn may go to the node in
+   * one batch (`*_RPC_MAX_BATCH`); the gateway groups by the calling developer.
    */
-  call(network: Network, tx: { to: string | null; data: string; from?: string }, block?: number): Promise<string> {
+  call(
+    network: Network,
+    tx: { to: string | null; data: string; from?: string },
+    block?: number,
+    group?: string,
+  ): Promise<string> {
     const tag = block === undefined ? 'latest' : `0x${block.toString(16)}`;
     return this.withRetry(network, async (p) => {
-      const result = await (p as ChainCheckedProvider).read('eth_call', [tx, tag]);
+      const result = await (p as ChainCheckedProvider).read('eth_call', [tx, tag], group);
       if (typeof result !== 'string')
         throw new AppError('UPSTREAM_RPC_ERROR', `The ${network} node answered eth_call without data`);
       return result;

@@ -102,7 +102,7 @@ export class GatewayService {
 
   async query(session: Session, contractId: string, method: string, args: unknown): Promise<GatewayQueryResult> {
     return this.traced('query', async (trace) => {
-      const { contract, abiMethod } = await this.authorize(session, contractId, method, 'read', trace);
+      const { contract, abiMethod, principal } = await this.authorize(session, contractId, method, 'read', trace);
       // A call would run it, answer null and change nothing: the caller meant invoke.
       if (!abiMethod.readOnly) {
         throw new AppError(
@@ -114,8 +114,9 @@ export class GatewayService {
       const data = this.codec.encode(contract.record.id, contract.iface, abiMethod, args);
       const { network } = contract.record;
       const to = contract.record.address!;
+      // The node may answer reads in batches, one developer's reads apart from another's.
       const call = (block?: number) =>
-        this.chains.call(network, { to, data }, block).catch((e: unknown) => {
+        this.chains.call(network, { to, data }, block, principal.developerId).catch((e: unknown) => {
           const revert = decodeRevert(e, contract.iface);
           if (revert && !(e instanceof AppError)) throw this.reverted(revert);
           throw e;
