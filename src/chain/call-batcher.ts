@@ -25,8 +25,8 @@ interface Waiting {
  * batch of at most `maxBatch` calls per HTTP request, at the end of the turn (Node's check phase,
  * after every request read in that turn has made its calls), instead of a request each. A lone
  * call still goes alone, in the same turn. Under load this saves the node and the service an HTTP
- * exchange per call, which cost more than the call itself on a fast node (BENCHMARKS.md, "Reads
- * sent to the node together").
+ * exchange per call, which cost more than the call itself on a fast node (BENCHMARKS.md, "Cold
+ * reads: calls written word by word and sent together").
  *
  * Only calls of the same group (the gateway's: the calling developer) share a batch. Besu executes a
  * batch's entries one after another, so a slow call delays the calls batched after it; a

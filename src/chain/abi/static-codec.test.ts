@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { FunctionFragment, Interface } from 'ethers';
+import { FunctionFragment, getAddress, Interface } from 'ethers';
 import { encodeArgs } from './abi-args';
 import { decodeResult } from './abi-result';
 import { staticCalldata } from './static-calldata';
@@ -21,7 +21,7 @@ const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 function valueOf(type: string): unknown {
   if (type === 'address') {
     const a = hex(20);
-    return pick([a, a.toUpperCase().replace('0X', '0x'), '0x' + '0'.repeat(40), '0x' + 'f'.repeat(40)]);
+    return pick([a, getAddress(a), a.toUpperCase().replace('0X', '0x'), '0x' + '0'.repeat(40), '0x' + 'f'.repeat(40)]);
   }
   if (type === 'bool') return Math.random() < 0.5;
   const integer = /^(u?)int([0-9]+)$/.exec(type);
