@@ -1,4 +1,5 @@
 import type { FunctionFragment, ParamType } from 'ethers';
+import { elementaryType } from './elementary-type';
 
 /** One checked argument value (as `encodeArgs` returns it) → its 32-byte ABI word, as 64 hex digits. */
 type Word = (value: unknown) => string;
@@ -6,30 +7,24 @@ type Word = (value: unknown) => string;
 const TWO_256 = 1n << 256n;
 const pad = (hex: string) => hex.padStart(64, '0');
 
-/**
- * The word writer of an elementary static type, or null for anything else (dynamic types,
- * arrays, tuples, and sizes Solidity does not have), which ethers' coder encodes instead.
- */
+/** The word writer of `param`, or null when it is not an elementary static type (ethers encodes it). */
 function wordOf(param: ParamType): Word | null {
-  if (param.isArray() || param.isTuple()) return null;
-  const type = param.baseType;
-  if (type === 'address') return (v) => pad((v as string).slice(2).toLowerCase());
-  if (type === 'bool') return (v) => pad(v === true ? '1' : '0');
-  const integer = /^(u?)int([0-9]+)$/.exec(type);
-  if (integer) {
-    const bits = Number(integer[2]);
-    if (bits < 8 || bits > 256 || bits % 8 !== 0) return null;
-    if (integer[1] === 'u') return (v) => pad((v as bigint).toString(16));
-    // Two's complement over the whole word, as the ABI sign-extends.
-    return (v) => pad(((v as bigint) < 0n ? TWO_256 + (v as bigint) : (v as bigint)).toString(16));
+  const type = elementaryType(param);
+  switch (type?.kind) {
+    case 'address':
+      return (v) => pad((v as string).slice(2).toLowerCase());
+    case 'bool':
+      return (v) => pad(v === true ? '1' : '0');
+    case 'int':
+      // Two's complement over the whole word, as the ABI sign-extends.
+      return type.signed
+        ? (v) => pad(((v as bigint) < 0n ? TWO_256 + (v as bigint) : (v as bigint)).toString(16))
+        : (v) => pad((v as bigint).toString(16));
+    case 'bytes':
+      return (v) => (v as string).slice(2).toLowerCase().padEnd(64, '0');
+    default:
+      return null;
   }
-  const fixed = /^bytes([0-9]+)$/.exec(type);
-  if (fixed) {
-    const size = Number(fixed[1]);
-    if (size < 1 || size > 32) return null;
-    return (v) => (v as string).slice(2).toLowerCase().padEnd(64, '0');
-  }
-  return null;
 }
 
 export type StaticCalldata = (values: readonly unknown[]) => string;

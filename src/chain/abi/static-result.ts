@@ -1,5 +1,6 @@
 import { getAddress, type FunctionFragment, type ParamType } from 'ethers';
 import { keyedByName } from './abi-result';
+import { elementaryType } from './elementary-type';
 
 /** One 32-byte word (64 hex digits) → its JSON value (API.md §7), or undefined where ethers must decide. */
 type Read = (word: string) => unknown;
@@ -9,38 +10,36 @@ const NON_ZERO = /[^0]/;
 const HEX = /^0x[0-9a-fA-F]*$/;
 
 /**
- * The reader of an elementary static type, as ethers v6 decodes it (abi/coders): integers masked
- * to their size, then sign-extended (NumberCoder); an address only when the 12 high bytes are zero
- * (AddressCoder's toBeHex(value, 20) throws otherwise: left to ethers); bool true for any non-zero
- * word (BooleanCoder); bytesN the first N bytes (FixedBytesCoder). Null for anything else.
+ * The reader of `param` as ethers v6 decodes it (abi/coders), or null when it is not an elementary
+ * static type: integers masked to their size, then sign-extended (NumberCoder); an address only
+ * when the 12 high bytes are zero (AddressCoder's toBeHex(value, 20) throws otherwise: left to
+ * ethers); bool true for any non-zero word (BooleanCoder); bytesN the first N bytes
+ * (FixedBytesCoder).
  */
 function readerOf(param: ParamType): Read | null {
-  if (param.isArray() || param.isTuple()) return null;
-  const type = param.baseType;
-  if (type === 'address') {
-    return (word) => (word.startsWith(ZERO_HIGH_BYTES) ? getAddress(`0x${word.slice(24)}`) : undefined);
+  const type = elementaryType(param);
+  switch (type?.kind) {
+    case 'address':
+      return (word) => (word.startsWith(ZERO_HIGH_BYTES) ? getAddress(`0x${word.slice(24)}`) : undefined);
+    case 'bool':
+      return (word) => NON_ZERO.test(word);
+    case 'int': {
+      const digits = type.bits / 4;
+      if (!type.signed) return (word) => BigInt(`0x${word.slice(64 - digits)}`).toString();
+      const size = BigInt(type.bits);
+      const half = 1n << (size - 1n);
+      return (word) => {
+        const value = BigInt(`0x${word.slice(64 - digits)}`);
+        return (value >= half ? value - (1n << size) : value).toString();
+      };
+    }
+    case 'bytes': {
+      const hexDigits = type.size * 2;
+      return (word) => `0x${word.slice(0, hexDigits).toLowerCase()}`;
+    }
+    default:
+      return null;
   }
-  if (type === 'bool') return (word) => NON_ZERO.test(word);
-  const integer = /^(u?)int([0-9]+)$/.exec(type);
-  if (integer) {
-    const bits = Number(integer[2]);
-    if (bits < 8 || bits > 256 || bits % 8 !== 0) return null;
-    const digits = bits / 4;
-    if (integer[1] === 'u') return (word) => BigInt(`0x${word.slice(64 - digits)}`).toString();
-    const size = BigInt(bits);
-    const half = 1n << (size - 1n);
-    return (word) => {
-      const value = BigInt(`0x${word.slice(64 - digits)}`);
-      return (value >= half ? value - (1n << size) : value).toString();
-    };
-  }
-  const fixed = /^bytes([0-9]+)$/.exec(type);
-  if (fixed) {
-    const size = Number(fixed[1]);
-    if (size < 1 || size > 32) return null;
-    return (word) => `0x${word.slice(0, size * 2).toLowerCase()}`;
-  }
-  return null;
 }
 
 /** The node's raw answer → the `result` of API.md §7, or undefined: ethers decodes it (or refuses it) instead. */
