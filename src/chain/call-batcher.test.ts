@@ -152,6 +152,18 @@ describe('CallBatcher against a node that breaks the rules', () => {
     expect(results[2]).toEqual({ status: 'fulfilled', value: { id: 1, result: 'r3' } });
   });
 
+  it('matches answers by id, whatever their order, and ignores entries that answer no call', async () => {
+    const send: SendPayload = async (payload) => {
+      if (!Array.isArray(payload)) return [call(payload.id, 'alone')];
+      const answers = payload.map((p) => call(p.id, `r${p.id}`)).reverse();
+      // Junk a broken node might add: not objects, an id no call has, a second answer for id 1.
+      return [null, 7, call(99, 'stray'), ...answers, call(1, 'late duplicate')] as unknown as JsonRpcAnswer[];
+    };
+    const batcher = new CallBatcher(send, 16, () => undefined);
+    const results = await Promise.all([1, 2, 3].map(() => batcher.call('eth_call', [])));
+    expect(results.map((r) => ('result' in r ? r.result : undefined))).toEqual(['r1', 'r2', 'r3']);
+  });
+
   it('fails every read of a batch whose exchange failed, with that failure', async () => {
     const failure = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     const batcher = new CallBatcher(

@@ -80,11 +80,12 @@ export class CallBatcher {
     }
   }
 
+  private eachAlone(calls: Waiting[]): void {
+    for (const c of calls) this.alone(c.method, c.params).then(c.resolve, c.reject);
+  }
+
   private async sendBatch(calls: Waiting[]): Promise<void> {
-    if (calls.length === 1 || this.refused) {
-      for (const c of calls) this.alone(c.method, c.params).then(c.resolve, c.reject);
-      return;
-    }
+    if (calls.length === 1 || this.refused) return this.eachAlone(calls);
     let answers: JsonRpcAnswer[];
     try {
       // Ids are positions in this batch: the answers may come in any order (JSON-RPC 2.0, 6).
@@ -96,7 +97,10 @@ export class CallBatcher {
       return;
     }
     const byId = new Map<unknown, JsonRpcAnswer>();
-    for (const answer of answers) if (answer && typeof answer === 'object') byId.set(answer.id, answer);
+    // The first answer for an id counts; entries that are not objects answer nothing.
+    for (const answer of answers) {
+      if (answer && typeof answer === 'object' && !byId.has(answer.id)) byId.set(answer.id, answer);
+    }
     // A refusal of the whole batch: one error object that answers no call (Besu sends id null).
     const refusal = answers.length === 1 && (answers[0]?.id ?? null) === null ? answers[0] : undefined;
     if (refusal && 'error' in refusal) {
@@ -104,8 +108,7 @@ export class CallBatcher {
         this.refused = true;
         this.onRefused(calls.length, refusal.error);
       }
-      for (const c of calls) this.alone(c.method, c.params).then(c.resolve, c.reject);
-      return;
+      return this.eachAlone(calls);
     }
     calls.forEach((c, i) => {
       const answer = byId.get(i + 1);
