@@ -58,12 +58,12 @@ export async function leastLoopHoldCpuMs<T>(
   run: (attempt: number) => Promise<T>,
   limitMs: number,
   { tries = 3, ...options }: { tries?: number; resolutionMs?: number; settleMs?: number } = {},
-): Promise<{ result: T; maxHoldMs: number; attempts: number }> {
+): Promise<{ result: T; maxHoldMs: number }> {
   let best: { result: T; maxHoldMs: number } | undefined;
   for (let attempt = 0; attempt < tries; attempt++) {
     const measured = await maxLoopHoldCpuMs(() => run(attempt), options);
     if (!best || measured.maxHoldMs < best.maxHoldMs) best = measured;
-    if (measured.maxHoldMs < limitMs) return { ...measured, attempts: attempt + 1 };
+    if (measured.maxHoldMs < limitMs) return measured;
   }
-  return { ...best!, attempts: tries };
+  return best!;
 }

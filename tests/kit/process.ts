@@ -69,11 +69,12 @@ async function spawnServiceOnce(env: Record<string, string>, timeoutMs: number):
   const outputRead = Promise.all(
     [proc.stdout!, proc.stderr!].map((stream) => new Promise<void>((resolve) => stream.once('close', resolve))),
   );
+  const outputDrained = () => Promise.race([outputRead, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) {
-      await Promise.race([outputRead, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      await outputDrained();
       rmSync(dataDir, { recursive: true, force: true });
       if (/"msg":"start-up failed"/.test(out) && out.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`)) {
         throw new PortTaken(`port ${port} was taken:\n${out}`);
@@ -98,7 +99,7 @@ async function spawnServiceOnce(env: Record<string, string>, timeoutMs: number):
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       const code = await exited;
-      await Promise.race([outputRead, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      await outputDrained();
       rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
