@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../logger';
 import { ChainRegistry } from './chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
 import { startBesuFront } from '../../tests/kit/besu-node';
-import { freePort } from '../../tests/kit/ports';
+import { freePort } from '../kernel/ports';
 
 const FUNDED_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './ports';
+import { freePort } from '../../src/kernel/ports';
 import { TEST_COMPILE_CACHE_DIR, TEST_JWT_SECRET, TEST_WALLET_KEY, type Stack } from './stack';
 
 export { freePort };

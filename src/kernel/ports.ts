@@ -1,7 +1,7 @@
 import net from 'node:net';
 
-/** Whether `port` on 127.0.0.1 can be bound right now (it is free the moment this answers). */
-function bindable(port: number): Promise<number | null> {
+/** `port` on 127.0.0.1 if it can be bound right now (0: any port the kernel gives), else null. */
+export function bindable(port: number): Promise<number | null> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(null));
@@ -13,11 +13,11 @@ function bindable(port: number): Promise<number | null> {
 }
 
 /**
- * A port nobody listens on right now, below Linux's ephemeral range (32768–60999 by default): a
- * port the kernel hands out for port 0 may be handed out again, to any process's next outgoing
- * connection, before the caller binds it (seen in CI: a service's listen failed with EADDRINUSE).
- * Other test workers pick at random in the same range, so a clash stays possible but rare;
- * spawnService tries again on one.
+ * A port nobody listens on right now on 127.0.0.1, below Linux's ephemeral range (32768–60999 by
+ * default). A port the kernel hands out for port 0 may be handed out again, to any process's next
+ * outgoing connection, before the caller binds it (seen: a server's listen failing with
+ * EADDRINUSE, or PostgreSQL's "could not create any TCP/IP sockets"). Others picking at random in
+ * the same range can still clash, rarely: callers that must start try again on a new port.
  */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
