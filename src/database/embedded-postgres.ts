@@ -12,9 +12,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
+import { bindable, freePort } from '../kernel/ports';
 import type { Logger } from '../logger';
 
 export interface EmbeddedPostgres {
@@ -27,7 +27,7 @@ export interface EmbeddedPostgres {
 export interface EmbeddedPostgresOptions {
   /** The cluster lives in `<dataDir>/postgres`, its password in `<dataDir>/postgres-password`. */
   dataDir: string;
-  /** Default 54329; when something else listens there, a free port is used instead. */
+  /** Default 54329; when something else listens there, or takes it before PostgreSQL listens, a free port is used instead. */
   port?: number;
   /** Default RELOCATED_CLUSTERS_DIR; where a cluster goes when the postgres user cannot reach dataDir. */
   relocationRoot?: string;
@@ -163,26 +163,6 @@ async function stopLeftoverServer(clusterDir: string, logger: Logger): Promise<v
   }
 }
 
-function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-function pickFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The cluster password, generated on first start and kept beside the cluster. */
 function loadPassword(dataDir: string, clusterExists: boolean): string {
   const file = path.join(dataDir, 'postgres-password');
@@ -287,8 +267,31 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   await stopLeftoverServer(clusterDir, log);
 
   const wantedPort = opts.port ?? DEFAULT_POSTGRES_PORT;
-  const port = (await isPortFree(wantedPort)) ? wantedPort : await pickFreePort();
-  if (port !== wantedPort) log.info({ wantedPort, port }, 'Port taken; PostgreSQL uses another one');
+  for (let attempt = 1; ; attempt++) {
+    const port = attempt === 1 && (await bindable(wantedPort)) !== null ? wantedPort : await freePort();
+    if (port !== wantedPort) log.info({ wantedPort, port }, 'Port taken; PostgreSQL uses another one');
+    try {
+      return await startServer({ log, clusterDir, password, port });
+    } catch (err) {
+      // Another process took the port between the check and PostgreSQL's listen: try another.
+      if (!(err instanceof PortLost) || attempt >= 3) throw err;
+      log.info({ port }, 'PostgreSQL could not listen on its port; trying another one');
+    }
+  }
+}
+
+/** PostgreSQL could not listen on the port it was given (taken meanwhile by another process). */
+class PortLost extends Error {}
+
+/** Starts PostgreSQL on `port` for the cluster in `clusterDir`, creating the cluster if it does not exist. */
+async function startServer(opts: {
+  log: Logger;
+  clusterDir: string;
+  password: string;
+  port: number;
+}): Promise<EmbeddedPostgres> {
+  const { log, clusterDir, password, port } = opts;
+  const clusterExists = existsSync(path.join(clusterDir, 'PG_VERSION'));
   if (!clusterExists) log.info({ clusterDir }, 'Creating PostgreSQL cluster');
 
   // Own process group: a Ctrl+C in the terminal reaches the service, which then stops the database last.
@@ -378,9 +381,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     const reason = err instanceof Error ? err.message : String(err);
     // The server's own complaint says more than how its helper ended.
     const complaint = [...logTail].reverse().find((line) => /error|fatal|denied|cannot|could not/i.test(line));
-    throw new Error(
-      `the embedded PostgreSQL did not start: ${complaint?.replace(/^\[STDERR\]\s*/, '').trim() ?? reason}`,
-    );
+    const message = `the embedded PostgreSQL did not start: ${complaint?.replace(/^\[STDERR\]\s*/, '').trim() ?? reason}`;
+    if (logTail.some((line) => /could not (create any TCP\/IP sockets|bind)|Address already in use/i.test(line))) {
+      throw new PortLost(message);
+    }
+    throw new Error(message);
   }
   // A running database alone does not keep the service alive; the closed channel stops the helper on exit.
   helper.unref();
