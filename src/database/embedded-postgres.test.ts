@@ -57,36 +57,32 @@ describe('startEmbeddedPostgres', () => {
     await running.stop(); // a second stop is harmless
     running = undefined;
   });
-});
 
-describe('startEmbeddedPostgres, when its port is taken after it was found free', () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'embedded-pg-lost-'));
-  let running: EmbeddedPostgres | undefined;
-  let blocker: Server | undefined;
-
-  afterAll(async () => {
-    await running?.stop();
-    blocker?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('starts on another port', async () => {
+  it('starts on another port when its port is taken after it was found free', async () => {
+    const lostDir = mkdtempSync(path.join(tmpdir(), 'embedded-pg-lost-'));
     const lines: Array<Record<string, unknown>> = [];
     const capturing = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
     const wantedPort = await freePort();
-    const starting = startEmbeddedPostgres({ dataDir, port: wantedPort, logger: capturing });
-    // The port was found free; while the new cluster is created (seconds), another process takes it.
-    const until = Date.now() + 20_000;
-    while (!lines.some((l) => l.msg === 'Creating PostgreSQL cluster')) {
-      if (Date.now() > until) throw new Error('the cluster was never created');
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    const starting = startEmbeddedPostgres({ dataDir: lostDir, port: wantedPort, logger: capturing });
+    const taker = createServer();
+    let started: EmbeddedPostgres | undefined;
+    try {
+      // The port was found free; while the new cluster is created (seconds), another process takes it.
+      const until = Date.now() + 20_000;
+      while (!lines.some((l) => l.msg === 'Creating PostgreSQL cluster')) {
+        if (Date.now() > until) throw new Error('the cluster was never created');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await new Promise<void>((resolve) => taker.listen(wantedPort, '127.0.0.1', resolve));
+      started = await starting;
+      expect(new URL(started.url).port).not.toBe(String(wantedPort));
+      expect(lines.some((l) => l.msg === 'PostgreSQL could not listen on its port; trying another one')).toBe(true);
+      expect(await query(started.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await (started ?? (await starting.catch(() => undefined)))?.stop();
+      taker.close();
+      rmSync(lostDir, { recursive: true, force: true });
     }
-    blocker = createServer();
-    await new Promise<void>((resolve) => blocker!.listen(wantedPort, '127.0.0.1', resolve));
-    running = await starting;
-    expect(new URL(running.url).port).not.toBe(String(wantedPort));
-    expect(lines.some((l) => l.msg === 'PostgreSQL could not listen on its port; trying another one')).toBe(true);
-    expect(await query(running.url, 'select 1 as one')).toEqual([{ one: 1 }]);
   }, 60_000);
 });
 
