@@ -1,6 +1,5 @@
 import type http from 'node:http';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type express from 'express';
 import {
@@ -23,13 +22,12 @@ import { BODY_TOO_LARGE, NOT_JSON } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 
 export interface GraphQLHttpOptions {
-  server: http.Server;
   schema: GraphQLSchema;
   pipeline: GraphQLPipeline;
   contexts: RequestContexts;
   errors: ErrorFaces;
-  /** Stopped with Apollo, after the HTTP server drains (the WebSocket server). */
-  alsoDrain: () => Promise<void>;
+  /** Stopped with Apollo: the HTTP server's connections and the WebSocket server. */
+  drain: () => Promise<void>;
 }
 
 /** GraphQL over HTTP answers 200 with errors in the body (API.md §1), as GraphQL clients expect. */
@@ -123,14 +121,13 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     persistedQueries: false,
     formatError: errors.apollo.formatError,
     plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer: opts.server }),
       // Apollo's landing page loads Sandbox from Apollo's servers; docsPages serves GraphiQL instead.
       ApolloServerPluginLandingPageDisabled(),
       graphqlStatus200,
       errors.apollo.plugin,
       {
         async serverWillStart() {
-          return { drainServer: opts.alsoDrain };
+          return { drainServer: opts.drain };
         },
       },
     ],

@@ -29,9 +29,10 @@ export interface GraphQLWsOptions {
  * GraphQL over WebSocket (graphql-ws) on /graphql of the same server: the upgrade bypasses the
  * HTTP steps, so it meets its own limits here (connections per address, message size,
  * subscriptions per connection) and the same admission pipeline as GraphQL over HTTP.
- * Returns what stops it.
+ * Returns what stops it: `dispose` closes every connection (1001) and resolves once all have
+ * closed; `cut` ends at once those that have not.
  */
-export function graphqlWs(opts: GraphQLWsOptions): { dispose(): void | Promise<void> } {
+export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; cut(): void } {
   const { schema, pipeline, clientAddress, contexts, errors } = opts;
   // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address.
   const connections = new Map<string, number>();
@@ -56,7 +57,7 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): void | Promise<v
       else connections.set(address, left);
     });
   });
-  return useServer(
+  const server = useServer(
     {
       schema,
       // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
@@ -102,4 +103,10 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): void | Promise<v
     },
     wss,
   );
+  return {
+    dispose: async () => server.dispose(),
+    cut: () => {
+      for (const socket of wss.clients) socket.terminate();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import type { RequestLimit } from '../kernel/rate-limit';
 import type { Logger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { docsPages } from './docs-pages';
+import { httpDrain } from './drain';
 import { clientAddressOf } from './edge';
 import { errorFaces } from './error-faces';
 import { graphqlHttp } from './graphql-http';
@@ -107,13 +108,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     errors,
     connectionsPerIp: opts.edge.wsConnectionsPerIp,
   });
+  const drain = httpDrain(server);
   const graphql = await graphqlHttp({
-    server,
     schema,
     pipeline,
     contexts,
     errors,
-    alsoDrain: async () => ws.dispose(),
+    drain: async () => {
+      await Promise.all([drain.drain({ cutOthers: () => ws.cut() }), ws.dispose()]);
+    },
   });
   const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors });
 
@@ -134,6 +137,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     inOrder(
       [
         withRequestId(begin),
+        drain.step,
         withHygieneHeaders(opts.edge.corsOrigins),
         withLimits({ ...opts, credentialsOf: contexts.credentialsOf, clientAddress, errors }),
         withDirectRoutes(rest.direct, { begin, contexts, errors }),
@@ -160,7 +164,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     server,
     url,
     async close() {
-      // Apollo's drain plugin stops accepting connections and waits for in-flight requests.
+      // Stops accepting connections and waits for in-flight requests (drain.ts), then stops Apollo.
       await graphql.stop();
       server.closeAllConnections();
       if (metricsServer) {
