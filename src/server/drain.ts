@@ -23,8 +23,8 @@ export interface HttpDrain {
  * Node's own connection tracking (`close`, `closeIdleConnections`, `closeAllConnections`), no
  * listener of ours on sockets or responses. Apollo's drain plugin, used before, listened to every
  * socket's `close` and every response's `finish`; under a sustained load of keep-alive requests a
- * listener of its own on each socket's `close` was enough to make about half of the service's runs
- * promote several times more of the young generation, for about a third more CPU per request
+ * listener of its own on each socket's `close` was enough to make about two service processes in
+ * five promote several times more of the young generation, for about 45% more CPU per request
  * (BENCHMARKS.md, "A stop that listens to nothing").
  */
 export function httpDrain(server: http.Server): HttpDrain {
