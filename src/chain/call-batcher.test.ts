@@ -1,4 +1,5 @@
 import { startBesuFront, type BesuFront } from '../../tests/kit/besu-node';
+import { capturingLogger } from '../../tests/kit/logs';
 import { createLogger, type Logger } from '../logger';
 import { CallBatcher, MissingBatchAnswerError, type SendPayload } from './call-batcher';
 import { ChainRegistry } from './chain-registry';
@@ -14,11 +15,6 @@ const IDENTITY = `0x${'0'.repeat(39)}4`;
 const REVERTER = '0x63deadbeef6000526004601cfd';
 const REVERTER_ADDRESS = `0x${'ab'.repeat(20)}`;
 const input = (i: number) => `0x${i.toString(16).padStart(8, '0')}`;
-
-function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  return { logger: createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) }), lines };
-}
 
 describe('reads sent to the node together', () => {
   const silent = createLogger('silent');

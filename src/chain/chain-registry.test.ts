@@ -6,16 +6,10 @@ import { createLogger, type Logger } from '../logger';
 import { ChainRegistry } from './chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
 import { startBesuFront } from '../../tests/kit/besu-node';
+import { capturingLogger } from '../../tests/kit/logs';
 import { freePort } from '../kernel/ports';
 
 const FUNDED_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
-/** A logger whose JSON lines are kept for assertions. */
-function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>>; text: () => string } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) });
-  return { logger, lines, text: () => JSON.stringify(lines) };
-}
 
 /** A real HTTP server answering every request with the given status; counts the requests. */
 async function statusServer(status: number): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {

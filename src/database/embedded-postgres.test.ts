@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../kernel/ports';
+import { capturingLogger } from '../../tests/kit/logs';
 import { createLogger } from '../logger';
 import { closedAncestor, clusterLocation, startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 
@@ -60,8 +61,7 @@ describe('startEmbeddedPostgres', () => {
 
   it('starts on another port when its port is taken after it was found free', async () => {
     const lostDir = mkdtempSync(path.join(tmpdir(), 'embedded-pg-lost-'));
-    const lines: Array<Record<string, unknown>> = [];
-    const capturing = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const { logger: capturing, lines } = capturingLogger('info');
     const wantedPort = await freePort();
     const starting = startEmbeddedPostgres({ dataDir: lostDir, port: wantedPort, logger: capturing });
     const taker = createServer();
