@@ -1,4 +1,5 @@
 import { getAddress, type ConstructorFragment, type FunctionFragment, type ParamType } from 'ethers';
+import { elementaryTypeNamed } from './elementary-type';
 import { AppError } from '../../errors/app-error';
 
 /** A value that does not fit its ABI type; `path` locates it inside the argument (`args[1].to[2]`). */
@@ -73,21 +74,25 @@ function coerce(param: ParamType, value: unknown, path: string): unknown {
   if (param.isArray()) return coerceArray(param, value, path);
   if (param.isTuple()) return coerceTuple(param, value, path);
   const type = param.baseType;
-  const integer = /^(u?)int([0-9]+)$/.exec(type);
-  if (integer) return coerceInteger(integer[1] === 'u', Number(integer[2]), value, path);
-  if (type === 'address') return coerceAddress(value, path);
-  if (type === 'bool') {
-    // Strict on purpose: the published schema says boolean, and "false" being truthy is a classic client bug.
-    if (typeof value !== 'boolean') throw new ArgumentMismatch(path, `expected a JSON boolean, got ${describe(value)}`);
-    return value;
+  const elementary = elementaryTypeNamed(type);
+  switch (elementary?.kind) {
+    case 'int':
+      return coerceInteger(!elementary.signed, elementary.bits, value, path);
+    case 'address':
+      return coerceAddress(value, path);
+    case 'bool':
+      // Strict on purpose: the published schema says boolean, and "false" being truthy is a classic client bug.
+      if (typeof value !== 'boolean')
+        throw new ArgumentMismatch(path, `expected a JSON boolean, got ${describe(value)}`);
+      return value;
+    case 'bytes':
+      return coerceBytes(elementary.size, value, path);
   }
   if (type === 'string') {
     if (typeof value !== 'string') throw new ArgumentMismatch(path, `expected a JSON string, got ${describe(value)}`);
     return value;
   }
   if (type === 'bytes') return coerceBytes(null, value, path);
-  const fixedBytes = /^bytes([0-9]+)$/.exec(type);
-  if (fixedBytes) return coerceBytes(Number(fixedBytes[1]), value, path);
   // Only reachable with ABI types outside Solidity's (e.g. `function`), which ethers rejects anyway.
   throw new ArgumentMismatch(path, `ABI type ${type} is not supported by the gateway`);
 }

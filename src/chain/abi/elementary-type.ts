@@ -13,8 +13,11 @@ export type ElementaryType =
  * arrays, tuples, and sizes Solidity does not have.
  */
 export function elementaryType(param: ParamType): ElementaryType | null {
-  if (param.isArray() || param.isTuple()) return null;
-  const type = param.baseType;
+  return param.isArray() || param.isTuple() ? null : elementaryTypeNamed(param.baseType);
+}
+
+/** The same, from a type's name in an ABI (`uint256`, `bytes32`, `address`…); null for any other name. */
+export function elementaryTypeNamed(type: string): ElementaryType | null {
   if (type === 'address' || type === 'bool') return { kind: type };
   const integer = /^(u?)int([0-9]+)$/.exec(type);
   if (integer) {

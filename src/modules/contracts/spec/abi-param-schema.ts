@@ -1,4 +1,5 @@
 import type { ParamType } from 'ethers';
+import { elementaryTypeNamed } from '../../../chain/abi';
 
 /** A JSON Schema object as written into the documents. */
 export type Schema = Record<string, unknown>;
@@ -81,9 +82,9 @@ function unionSchema(schemas: Schema[], dialect: SpecDialect): Schema {
 
 /** Elementary ABI types: integers and bytes as strings with patterns, bool as boolean, string as string. */
 function scalarSchema(type: string, direction: Direction): Schema {
-  const integer = /^(u?)int([0-9]+)$/.exec(type);
-  if (integer) {
-    const unsigned = integer[1] === 'u';
+  const elementary = elementaryTypeNamed(type);
+  if (elementary?.kind === 'int') {
+    const unsigned = !elementary.signed;
     if (direction === 'output') {
       return {
         type: 'string',
@@ -116,9 +117,8 @@ function scalarSchema(type: string, direction: Direction): Schema {
   if (type === 'bytes') {
     return { type: 'string', pattern: `^0x(${hex}{2})*$`, description: 'bytes as 0x hex', example: '0x' };
   }
-  const fixed = /^bytes([0-9]+)$/.exec(type);
-  if (fixed) {
-    const digits = Number(fixed[1]) * 2;
+  if (elementary?.kind === 'bytes') {
+    const digits = elementary.size * 2;
     return {
       type: 'string',
       pattern: `^0x${hex}{${digits}}$`,
