@@ -24,45 +24,57 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 /** At most this many calls wait in memory while the database is away; the oldest go first. */
 const MAX_BUFFERED = 100_000;
 const FLUSH_MS = 1000;
+/** Calls written in one transaction at most. */
+const BATCH_CALLS = 5000;
 
-/** Calls of one batch that share a rollup row: developer, UTC day, key, contract, method, kind. */
+/**
+ * The calls waiting for one rollup row (developer, UTC day, key, contract, method, kind): what they
+ * share once, and per call four values side by side, in the order they came. No object is kept
+ * per call: hot reads record thousands of calls a second, and objects held for up to a second
+ * outlive the young generation (BENCHMARKS.md, "Usage recorded without an object per call").
+ */
 interface CallGroup {
-  /** The first call of the group, for what they share. */
-  call: GatewayCall;
-  day: string;
-  /** Per call: [HTTP status, latency ms, gas used, epoch ms]. */
-  calls: Array<[number, number, string | null, number]>;
-  errors: number;
-  gas: bigint;
-  latency: number;
-  histogram: number[];
+  key: string;
+  developerId: string;
+  apiKeyId: string;
+  contractId: string | null;
+  method: string | null;
+  kind: 'query' | 'invoke';
+  /** UTC day: epoch milliseconds divided by one day. */
+  dayIndex: number;
+  statuses: number[];
+  /** Milliseconds as measured (rounded when written). */
+  latencies: number[];
+  gas: Array<string | null>;
+  /** Epoch milliseconds. */
+  ats: number[];
 }
 
-function groupCalls(batch: GatewayCall[]): CallGroup[] {
-  const groups = new Map<string, CallGroup>();
-  for (const c of batch) {
-    const key = `${c.developerId}|${Math.floor(c.at / DAY_MS)}|${c.apiKeyId}|${c.contractId}|${c.method}|${c.kind}`;
-    let g = groups.get(key);
-    if (!g) {
-      g = {
-        call: c,
-        day: dayOf(c.at),
-        calls: [],
-        errors: 0,
-        gas: 0n,
-        latency: 0,
-        histogram: new Array<number>(BUCKET_COUNT).fill(0),
-      };
-      groups.set(key, g);
-    }
-    const latency = Math.round(c.latencyMs);
-    g.calls.push([c.httpStatus, latency, c.gasUsed, c.at]);
-    if (c.httpStatus >= 400) g.errors += 1;
-    if (c.gasUsed) g.gas += BigInt(c.gasUsed);
-    g.latency += latency;
-    g.histogram[bucketOf(c.latencyMs)]! += 1;
+/** The first `n` calls of `g`, taken out of it into a group of their own. */
+function takeFront(g: CallGroup, n: number): CallGroup {
+  return {
+    ...g,
+    statuses: g.statuses.splice(0, n),
+    latencies: g.latencies.splice(0, n),
+    gas: g.gas.splice(0, n),
+    ats: g.ats.splice(0, n),
+  };
+}
+
+/** What a group adds to its rollup row. */
+function rollupOf(g: CallGroup): { errors: number; gas: bigint; latency: number; histogram: number[] } {
+  let errors = 0;
+  let gas = 0n;
+  let latency = 0;
+  const histogram = new Array<number>(BUCKET_COUNT).fill(0);
+  for (let i = 0; i < g.statuses.length; i++) {
+    if (g.statuses[i]! >= 400) errors += 1;
+    const used = g.gas[i];
+    if (used) gas += BigInt(used);
+    latency += Math.round(g.latencies[i]!);
+    histogram[bucketOf(g.latencies[i]!)]! += 1;
   }
-  return [...groups.values()];
+  return { errors, gas, latency, histogram };
 }
 
 /**
@@ -71,23 +83,43 @@ function groupCalls(batch: GatewayCall[]): CallGroup[] {
  * second of records.
  */
 export class UsageRecorder {
-  private buffer: GatewayCall[] = [];
+  private readonly groups = new Map<string, CallGroup>();
+  /** Calls buffered, all groups together. */
+  private buffered = 0;
+  /** The group of the last call: a busy client records into the same one call after call. */
+  private last?: CallGroup;
+  private readonly maxBuffered: number;
   private readonly timer: NodeJS.Timeout;
   private flushing?: Promise<void>;
+  /** The buffer-full warning was logged since the last successful write. */
+  private warnedFull = false;
 
   constructor(
     private readonly ds: DataSource,
     private readonly logger: Logger,
+    opts: { maxBuffered?: number } = {},
   ) {
+    this.maxBuffered = opts.maxBuffered ?? MAX_BUFFERED;
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
     this.timer.unref();
   }
 
   record(call: GatewayCall): void {
-    this.buffer.push(call);
-    if (this.buffer.length > MAX_BUFFERED) {
-      this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
-      this.logger.warn('usage buffer full: dropping the oldest gateway call records');
+    const g = this.groupOf(call);
+    g.statuses.push(call.httpStatus);
+    g.latencies.push(call.latencyMs);
+    g.gas.push(call.gasUsed);
+    g.ats.push(call.at);
+    this.buffered += 1;
+    if (this.buffered > this.maxBuffered) {
+      this.dropOldest(this.buffered - this.maxBuffered);
+      if (!this.warnedFull) {
+        this.warnedFull = true;
+        this.logger.warn(
+          { buffered: this.buffered },
+          'usage buffer full: dropping the oldest gateway call records until the database is back',
+        );
+      }
     }
   }
 
@@ -97,11 +129,99 @@ export class UsageRecorder {
     return this.flushing;
   }
 
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** The buffered group of `call`'s rollup row, made when it has none. */
+  private groupOf(call: GatewayCall): CallGroup {
+    const dayIndex = Math.floor(call.at / DAY_MS);
+    const last = this.last;
+    if (
+      last !== undefined &&
+      last.dayIndex === dayIndex &&
+      last.developerId === call.developerId &&
+      last.apiKeyId === call.apiKeyId &&
+      last.contractId === call.contractId &&
+      last.method === call.method &&
+      last.kind === call.kind &&
+      this.groups.get(last.key) === last
+    ) {
+      return last;
+    }
+    const key = `${call.developerId}|${dayIndex}|${call.apiKeyId}|${call.contractId}|${call.method}|${call.kind}`;
+    let g = this.groups.get(key);
+    if (!g) {
+      g = {
+        key,
+        developerId: call.developerId,
+        apiKeyId: call.apiKeyId,
+        contractId: call.contractId,
+        method: call.method,
+        kind: call.kind,
+        dayIndex,
+        statuses: [],
+        latencies: [],
+        gas: [],
+        ats: [],
+      };
+      this.groups.set(key, g);
+    }
+    this.last = g;
+    return g;
+  }
+
+  /** Drops the `n` oldest calls, whichever groups hold them (the database has been away a while). */
+  private dropOldest(n: number): void {
+    for (let left = n; left > 0 && this.groups.size > 0; left--) {
+      let oldest: CallGroup | undefined;
+      for (const g of this.groups.values()) if (!oldest || g.ats[0]! < oldest.ats[0]!) oldest = g;
+      takeFront(oldest!, 1);
+      this.buffered -= 1;
+      if (oldest!.statuses.length === 0) this.groups.delete(oldest!.key);
+    }
+  }
+
+  /** Takes up to `max` calls out of the buffer. */
+  private take(max: number): CallGroup[] {
+    const taken: CallGroup[] = [];
+    let left = max;
+    for (const [key, g] of this.groups) {
+      if (left === 0) break;
+      if (g.statuses.length <= left) {
+        this.groups.delete(key);
+        taken.push(g);
+        left -= g.statuses.length;
+      } else {
+        taken.push(takeFront(g, left));
+        left = 0;
+      }
+    }
+    this.buffered -= max - left;
+    return taken;
+  }
+
+  /** Puts calls that could not be written back, ahead of those recorded since. */
+  private putBack(groups: CallGroup[]): void {
+    for (const g of groups) {
+      const now = this.groups.get(g.key);
+      if (now) {
+        now.statuses = g.statuses.concat(now.statuses);
+        now.latencies = g.latencies.concat(now.latencies);
+        now.gas = g.gas.concat(now.gas);
+        now.ats = g.ats.concat(now.ats);
+      } else {
+        this.groups.set(g.key, g);
+      }
+      this.buffered += g.statuses.length;
+    }
+  }
+
   private async write(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, 5000);
+    while (this.buffered > 0) {
+      const batch = this.take(BATCH_CALLS);
       try {
-        const groups = groupCalls(batch);
         await this.ds.transaction(async (m) => {
           // One jsonb parameter: the batch's groups, each with what they share (developer, key,
           // contract, method, kind) once and, per call, only [status, latency, gas, time]. Far
@@ -114,23 +234,24 @@ export class UsageRecorder {
                FROM jsonb_array_elements($1::jsonb) AS g, jsonb_array_elements(g->'calls') AS c`,
             [
               JSON.stringify(
-                groups.map((g) => ({
-                  d: g.call.developerId,
-                  k: g.call.apiKeyId,
-                  c: g.call.contractId,
-                  m: g.call.method,
-                  t: g.call.kind,
-                  calls: g.calls,
+                batch.map((g) => ({
+                  d: g.developerId,
+                  k: g.apiKeyId,
+                  c: g.contractId,
+                  m: g.method,
+                  t: g.kind,
+                  calls: g.statuses.map((status, i) => [status, Math.round(g.latencies[i]!), g.gas[i], g.ats[i]]),
                 })),
               ),
             ],
           );
-          await this.rollUp(m, groups);
+          await this.rollUp(m, batch);
         });
+        this.warnedFull = false;
       } catch (err) {
         // Keep them for the next flush; the database may be back by then.
-        this.buffer.unshift(...batch);
-        this.logger.warn({ err, buffered: this.buffer.length }, 'could not write gateway usage records; will retry');
+        this.putBack(batch);
+        this.logger.warn({ err, buffered: this.buffered }, 'could not write gateway usage records; will retry');
         return;
       }
     }
@@ -139,6 +260,7 @@ export class UsageRecorder {
   /** Adds a batch's groups to the daily rollup that analytics reads. */
   private async rollUp(m: EntityManager, groups: CallGroup[]): Promise<void> {
     for (const g of groups) {
+      const r = rollupOf(g);
       await m.query(
         `INSERT INTO gateway_usage_daily AS u
            (developer_id, day, api_key_id, contract_id, method, kind, requests, errors, gas_used, latency_sum_ms, latency_histogram)
@@ -152,24 +274,19 @@ export class UsageRecorder {
              SELECT a + b FROM unnest(u.latency_histogram, EXCLUDED.latency_histogram) WITH ORDINALITY AS t(a, b, i) ORDER BY i
            )`,
         [
-          g.call.developerId,
-          g.day,
-          g.call.apiKeyId,
-          g.call.contractId,
-          g.call.method,
-          g.call.kind,
-          g.calls.length,
-          g.errors,
-          g.gas.toString(),
-          g.latency,
-          g.histogram,
+          g.developerId,
+          dayOf(g.dayIndex * DAY_MS),
+          g.apiKeyId,
+          g.contractId,
+          g.method,
+          g.kind,
+          g.statuses.length,
+          r.errors,
+          r.gas.toString(),
+          r.latency,
+          r.histogram,
         ],
       );
     }
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush();
   }
 }
