@@ -517,6 +517,19 @@ describe('HTTP conventions', () => {
     expect(metrics.body).toContain('http_request_duration_seconds');
   });
 
+  it('counts the GraphQL documents the admission pipeline remembers in its metrics', async () => {
+    const admitted = async () =>
+      Number(/^graphql_admitted_documents (\d+)$/m.exec((await api.get('/metrics')).body as string)?.[1]);
+    const before = await admitted();
+    expect(before).toBeGreaterThanOrEqual(0);
+    const document = `query Metrics${Date.now()} { __typename }`;
+    expect((await api.post('/graphql', { query: document })).body).toEqual({ data: { __typename: 'Query' } });
+    expect(await admitted()).toBe(before + 1);
+    // The same document again is remembered, not admitted anew.
+    await api.post('/graphql', { query: document });
+    expect(await admitted()).toBe(before + 1);
+  });
+
   it('serves a clean OpenAPI document of the REST routes', async () => {
     const res = await api.get('/api/devportal/openapi.json');
     expect(res.status).toBe(200);

@@ -203,7 +203,7 @@ const AST_BYTES_PER_SOURCE_CHAR = 64;
 
 /** The admission of every GraphQL document, whatever face it came by (HTTP, WebSocket). */
 export interface GraphQLPipeline {
-  /** How many admitted documents are remembered now (at most MAX_ADMITTED_DOCUMENTS). */
+  /** How many admitted documents are remembered now (at most MAX_ADMITTED_DOCUMENTS; metric graphql_admitted_documents). */
   readonly cachedDocuments: number;
   admit(
     source: string,

@@ -91,6 +91,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const clientAddress = clientAddressOf(opts.edge.trustProxy);
   const contexts = requestContexts(opts.sessionFor, clientAddress, logger);
   const pipeline = createGraphQLPipeline(schema);
+  metrics.observeAdmittedDocuments(() => pipeline.cachedDocuments);
   const begin = requestBookkeeping(metrics, logger);
   const ops = { metrics, readiness: opts.readiness, ...opts.edge, errors };
 

@@ -30,6 +30,18 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Serves how many GraphQL documents the admission pipeline remembers, read at each scrape. */
+  observeAdmittedDocuments(count: () => number): void {
+    new Gauge({
+      name: 'graphql_admitted_documents',
+      help: 'GraphQL documents the admission pipeline remembers (parsed once, compiled from their second use)',
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+
   /** Serves the gateway read cache's counts, read from `counts` at each scrape. */
   observeReadCache(counts: () => ReadCacheCounts): void {
     const counter = (name: string, help: string, pick: (c: ReadCacheCounts) => number) =>
