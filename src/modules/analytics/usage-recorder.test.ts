@@ -198,4 +198,16 @@ describe('usage recorder', () => {
       'even',
     ]);
   });
+  it('under a flood past its bound, keeps exactly the newest calls, in order', async () => {
+    const recorder = new UsageRecorder(ds, capturingLogger().logger, { maxBuffered: 100 });
+    const developerId = randomUUID();
+    const apiKeyId = randomUUID();
+    for (let i = 0; i < 1000; i++) {
+      recorder.record(call({ developerId, apiKeyId, method: i % 10 === 0 ? 'rare' : 'often', at: T0 + DAY + i }));
+    }
+    await recorder.close();
+    const written = await rows(apiKeyId);
+    expect(written.map((r) => Number(r.at) - (T0 + DAY))).toEqual(Array.from({ length: 100 }, (_, i) => 900 + i));
+    expect(written.filter((r) => r.method === 'rare')).toHaveLength(10);
+  });
 });

@@ -48,9 +48,24 @@ interface CallGroup {
   gas: Array<string | null>;
   /** Epoch milliseconds. */
   ats: number[];
+  /** Calls before this index were dropped (the buffer was full) and not yet cut out of the arrays. */
+  dropped: number;
 }
 
-/** The first `n` calls of `g`, taken out of it into a group of their own. */
+/** Cuts the dropped calls out of `g`'s arrays. */
+function compact(g: CallGroup): void {
+  if (g.dropped === 0) return;
+  g.statuses.splice(0, g.dropped);
+  g.latencies.splice(0, g.dropped);
+  g.gas.splice(0, g.dropped);
+  g.ats.splice(0, g.dropped);
+  g.dropped = 0;
+}
+
+/** Calls of `g` still buffered. */
+const sizeOf = (g: CallGroup) => g.statuses.length - g.dropped;
+
+/** The first `n` calls of `g` (compacted), taken out of it into a group of their own. */
 function takeFront(g: CallGroup, n: number): CallGroup {
   return {
     ...g,
@@ -165,6 +180,7 @@ export class UsageRecorder {
         latencies: [],
         gas: [],
         ats: [],
+        dropped: 0,
       };
       this.groups.set(key, g);
     }
@@ -172,14 +188,20 @@ export class UsageRecorder {
     return g;
   }
 
-  /** Drops the `n` oldest calls, whichever groups hold them (the database has been away a while). */
+  /**
+   * Drops the `n` oldest calls, whichever groups hold them (the database has been away a while).
+   * A dropped call is only marked; the arrays are cut once a group has dropped as many calls as it
+   * holds, so a full buffer costs each new call a scan of the groups, not a copy of the arrays.
+   */
   private dropOldest(n: number): void {
     for (let left = n; left > 0 && this.groups.size > 0; left--) {
       let oldest: CallGroup | undefined;
-      for (const g of this.groups.values()) if (!oldest || g.ats[0]! < oldest.ats[0]!) oldest = g;
-      takeFront(oldest!, 1);
+      for (const g of this.groups.values()) if (!oldest || g.ats[g.dropped]! < oldest.ats[oldest.dropped]!) oldest = g;
+      const g = oldest!;
+      g.dropped += 1;
       this.buffered -= 1;
-      if (oldest!.statuses.length === 0) this.groups.delete(oldest!.key);
+      if (sizeOf(g) === 0) this.groups.delete(g.key);
+      else if (g.dropped * 2 > g.statuses.length) compact(g);
     }
   }
 
@@ -189,6 +211,7 @@ export class UsageRecorder {
     let left = max;
     for (const [key, g] of this.groups) {
       if (left === 0) break;
+      compact(g);
       if (g.statuses.length <= left) {
         this.groups.delete(key);
         taken.push(g);
@@ -207,6 +230,7 @@ export class UsageRecorder {
     for (const g of groups) {
       const now = this.groups.get(g.key);
       if (now) {
+        compact(now);
         now.statuses = g.statuses.concat(now.statuses);
         now.latencies = g.latencies.concat(now.latencies);
         now.gas = g.gas.concat(now.gas);
