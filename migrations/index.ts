@@ -9,6 +9,7 @@ import { TransactionIndex1764000000000 } from './1764000000000-TransactionIndex'
 import { ContractEvents1764100000000 } from './1764100000000-ContractEvents';
 import { TransactionRecords1764200000000 } from './1764200000000-TransactionRecords';
 import { Webhooks1764300000000 } from './1764300000000-Webhooks';
+import { PackedGatewayCalls1764400000000 } from './1764400000000-PackedGatewayCalls';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ContractEvents1764100000000,
   TransactionRecords1764200000000,
   Webhooks1764300000000,
+  PackedGatewayCalls1764400000000,
 ];

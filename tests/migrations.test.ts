@@ -95,4 +95,44 @@ describe('migrations', () => {
       await db.drop();
     }
   });
+
+  it('packs existing gateway call rows, keeping every call, and unpacks them on revert', async () => {
+    const db = await createTestDatabase();
+    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'PackedGatewayCalls1764400000000');
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
+    await before.initialize();
+    const dev = '00000000-0000-4000-8000-000000000001';
+    const key = '00000000-0000-4000-8000-000000000002';
+    const calls = `SELECT kind, method, http_status, latency_ms, gas_used::text AS gas, to_char(at, 'HH24:MI:SS.MS') AS at
+                     FROM gateway_calls ORDER BY at, id`;
+    let old: unknown[];
+    try {
+      await runMigrations(before);
+      await before.query(
+        `INSERT INTO gateway_calls (developer_id, api_key_id, contract_id, method, kind, http_status, latency_ms, gas_used, at)
+         VALUES ($1, $2, NULL, 'balanceOf', 'query', 201, 3, NULL, '2026-11-26 10:00:00.125+00'),
+                ($1, $2, NULL, 'transfer', 'invoke', 201, 40, 51234, '2026-11-26 10:00:00.250+00'),
+                ($1, $2, NULL, 'balanceOf', 'query', 429, 0, NULL, '2026-11-26 10:00:00.375+00'),
+                ($1, $2, NULL, 'balanceOf', 'query', 201, 2, NULL, '2026-11-26 10:05:00.000+00')`,
+        [dev, key],
+      );
+      old = (await before.query(calls)) as unknown[];
+    } finally {
+      await before.destroy();
+    }
+    const after = createDataSource(db.url);
+    await after.initialize();
+    try {
+      expect(await runMigrations(after)).toEqual(['PackedGatewayCalls1764400000000']);
+      // One stored row per group and minute: the two queries of 10:00 share one.
+      expect(await after.query(`SELECT count(*)::int AS n FROM gateway_call_batches`)).toEqual([{ n: 3 }]);
+      expect(await after.query(calls)).toEqual(old);
+      await after.undoLastMigration({ transaction: 'all' });
+      expect(await after.query(calls)).toEqual(old);
+    } finally {
+      await after.destroy();
+      await db.drop();
+    }
+  });
 });

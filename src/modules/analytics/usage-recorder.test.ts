@@ -6,8 +6,9 @@ import { createDataSource, runMigrations } from '../../database/data-source';
 import { BUCKET_COUNT, bucketOf } from './latency-histogram';
 import { UsageRecorder, type GatewayCall } from './usage-recorder';
 
-// The recorder against a real PostgreSQL: every call becomes one gateway_calls row and counts in
-// its daily rollup row, whatever order calls of different rows come in; calls the database could
+// The recorder against a real PostgreSQL: every call becomes one row of the gateway_calls view
+// (packed with the calls written with it in one gateway_call_batches row) and counts in its daily
+// rollup row, whatever order calls of different rows come in; calls the database could
 // not take are written later, once; past the buffer's bound the oldest are dropped.
 
 let db: { url: string; drop(): Promise<void> };
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE gateway_calls, gateway_usage_daily');
+  await ds.query('TRUNCATE gateway_call_batches, gateway_usage_daily');
 });
 
 const DAY = 86_400_000;
@@ -52,7 +53,46 @@ const rows = (apiKeyId: string) =>
     [apiKeyId],
   ) as Promise<Array<Record<string, unknown>>>;
 
+const batchesOf = async (apiKeyId: string): Promise<number> => {
+  const [row] = (await ds.query(`SELECT count(*)::int AS n FROM gateway_call_batches WHERE api_key_id = $1`, [
+    apiKeyId,
+  ])) as Array<{ n: number }>;
+  return row!.n;
+};
+
 describe('usage recorder', () => {
+  it('stores a busy key’s calls a few rows at a time, each call still a row of gateway_calls in order', async () => {
+    const recorder = new UsageRecorder(ds, capturingLogger().logger);
+    const developerId = randomUUID();
+    const apiKeyId = randomUUID();
+    const made = Array.from({ length: 12_000 }, (_, i) =>
+      call({
+        developerId,
+        apiKeyId,
+        httpStatus: i % 7 === 0 ? 429 : 201,
+        latencyMs: (i % 50) / 3,
+        at: T0 + 2 * DAY + 1000 + i,
+      }),
+    );
+    for (const c of made) recorder.record(c);
+    await recorder.close();
+    // Written 5,000 calls at a time: three stored rows for 12,000 calls.
+    expect(await batchesOf(apiKeyId)).toBe(3);
+    const written = await rows(apiKeyId);
+    expect(written).toHaveLength(12_000);
+    expect(written[0]).toEqual({
+      method: 'balanceOf',
+      kind: 'query',
+      http_status: 429,
+      latency_ms: 0,
+      gas: null,
+      at: String(T0 + 2 * DAY + 1000),
+    });
+    expect(written.map((r) => `${r.http_status} ${r.latency_ms} ${r.at}`)).toEqual(
+      made.map((c) => `${c.httpStatus} ${Math.round(c.latencyMs)} ${c.at}`),
+    );
+  });
+
   it('writes each call as a row and adds it to its day, key, contract, method and kind', async () => {
     const recorder = new UsageRecorder(ds, capturingLogger().logger);
     const developerId = randomUUID();
@@ -90,6 +130,8 @@ describe('usage recorder', () => {
           at: String(c.at),
         })),
     );
+    // Packed: a stored row per rollup row written, not per call.
+    expect(await batchesOf(apiKeyId)).toBe(4);
     const daily = (await ds.query(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, method, kind, requests::int, errors::int, gas_used::text AS gas,
               latency_sum_ms::int AS latency, latency_histogram::int[] AS histogram
@@ -151,11 +193,11 @@ describe('usage recorder', () => {
     const developerId = randomUUID();
     const apiKeyId = randomUUID();
     for (let i = 0; i < 7000; i++) recorder.record(call({ developerId, apiKeyId, at: T0 + DAY + i }));
-    await ds.query('ALTER TABLE gateway_calls RENAME TO gateway_calls_away');
+    await ds.query('ALTER TABLE gateway_call_batches RENAME TO gateway_call_batches_away');
     try {
       await recorder.flush();
     } finally {
-      await ds.query('ALTER TABLE gateway_calls_away RENAME TO gateway_calls');
+      await ds.query('ALTER TABLE gateway_call_batches_away RENAME TO gateway_call_batches');
     }
     expect(lines.some((l) => l.msg === 'could not write gateway usage records; will retry')).toBe(true);
     // More calls meanwhile, of the same row and of another.
