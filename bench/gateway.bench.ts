@@ -16,6 +16,8 @@ import { TOKEN_SOURCE } from '../tests/kit/solidity';
 import {
   load,
   machine,
+  postgresCpuSeconds,
+  processCpuSeconds,
   sequentialLatency,
   startBenchStack,
   startBesuBenchStack,
@@ -56,6 +58,8 @@ interface ReadSetup {
   holder: string;
   /** eth_calls the node has answered for the service so far. */
   ethCalls: () => Promise<number>;
+  /** The service's process, whose CPU per request the counted runs report. */
+  servicePid: number;
 }
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -170,6 +174,9 @@ const median = (xs: number[]) => {
 
 interface Counted {
   name: string;
+  /** CPU per request during the run: the service's process, and PostgreSQL's (usage records). */
+  serviceCpuUs: number;
+  postgresCpuUs: number;
   ethCalls: number;
   /** Of those, reads at `latest`, uncached: the service's head was stale. */
   atLatest: number;
@@ -193,13 +200,19 @@ async function runTable(title: string, targets: Target[], setup: ReadSetup): Pro
       const calls = t.counted ? await setup.ethCalls() : 0;
       const latest = t.counted ? await metric(setup.serviceUrl, 'gateway_read_cache_bypassed_total') : 0;
       const from = t.counted ? await blockNumber(setup.nodeUrl, setup.nodeHeaders) : 0;
-      results.push(await load(t.name, { ...t, seconds }));
+      const cpu = { service: processCpuSeconds(setup.servicePid), postgres: postgresCpuSeconds() };
+      const result = await load(t.name, { ...t, seconds });
+      results.push(result);
       if (t.counted) {
+        const requests = result.requestsPerSecond * seconds;
+        const perRequestUs = (before: number, now: number) => ((now - before) * 1e6) / Math.max(1, requests);
         const to = await blockNumber(setup.nodeUrl, setup.nodeHeaders);
         // The node's blocks during the run, and the one before: the service may still read at it
         // when the run starts (its watcher sees a new block up to one poll after the node).
         counted.push({
           name: t.name,
+          serviceCpuUs: perRequestUs(cpu.service, processCpuSeconds(setup.servicePid)),
+          postgresCpuUs: perRequestUs(cpu.postgres, postgresCpuSeconds()),
           ethCalls: (await setup.ethCalls()) - calls,
           atLatest: (await metric(setup.serviceUrl, 'gateway_read_cache_bypassed_total')) - latest,
           blocks: to - from + 2,
@@ -224,13 +237,17 @@ async function runTable(title: string, targets: Target[], setup: ReadSetup): Pro
 
 function printCounts(counted: Counted[]): void {
   if (counted.length === 0) return;
-  console.log('\nThe node’s eth_calls for the gateway during the hot runs (one distinct call):\n');
   console.log(
-    '| run | eth_calls | of which at latest (head stale) | blocks read (during the run, and the one before) | eth_calls per block |',
+    '\nThe node’s eth_calls for the gateway during the hot runs (one distinct call), and the CPU each request cost the service and PostgreSQL:\n',
   );
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| run | eth_calls | of which at latest (head stale) | blocks read (during the run, and the one before) | eth_calls per block | service CPU µs per request | PostgreSQL CPU µs per request |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
   for (const c of counted) {
-    console.log(`| ${c.name} | ${c.ethCalls} | ${c.atLatest} | ${c.blocks} | ${(c.ethCalls / c.blocks).toFixed(2)} |`);
+    console.log(
+      `| ${c.name} | ${c.ethCalls} | ${c.atLatest} | ${c.blocks} | ${(c.ethCalls / c.blocks).toFixed(2)} | ${c.serviceCpuUs.toFixed(1)} | ${c.postgresCpuUs.toFixed(1)} |`,
+    );
   }
 }
 
@@ -260,6 +277,7 @@ async function anvilRun(): Promise<void> {
       token,
       holder: dev.walletAddress,
       ethCalls: () => metricsEthCalls(stack.url),
+      servicePid: stack.service.proc.pid!,
     };
     const { hot } = readTargets(setup);
     const proxy = await startBareProxy(stack.nodes.testnet.url);
@@ -337,6 +355,7 @@ async function besuRun(): Promise<void> {
       nodeUrl: stack.testnet.front.url,
       nodeHeaders: stack.testnet.front.headers,
       serviceUrl: stack.url,
+      servicePid: stack.service.proc.pid!,
       key,
       token,
       holder: stack.dev.walletAddress,

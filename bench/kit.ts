@@ -1,7 +1,7 @@
 // Shared set-up of the benchmarks: a fresh database, two anvil dev chains, the service as its own
 // process (so load generator and server do not share an event loop), a logged-in developer.
 import 'reflect-metadata';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
@@ -107,6 +107,7 @@ export interface BesuBenchStack {
   dev: LoggedIn;
   testnet: BesuChain;
   mainnet: BesuChain;
+  service: ServiceProcess;
   stop(): Promise<void>;
 }
 
@@ -157,7 +158,7 @@ export async function startBesuBenchStack(env: Record<string, string> = {}): Pro
     await stop();
     throw err;
   });
-  return { url: service.url, api, ca, dev, testnet, mainnet, stop };
+  return { url: service.url, api, ca, dev, testnet, mainnet, service, stop };
 }
 
 export interface LoadResult {
@@ -201,6 +202,35 @@ export async function load(
     errors: result.errors,
     non2xx: result.non2xx,
   };
+}
+
+/** CPU seconds a process has used so far (user and system, all its threads), from /proc (Linux). */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0; // the process has ended
+  }
+}
+
+/**
+ * CPU seconds used so far by the machine's PostgreSQL server: its live processes, and the backends
+ * that have exited (counted in their parent's children's time once reaped).
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith('postgres')) continue;
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+    } catch {
+      // gone in the meantime
+    }
+  }
+  return total;
 }
 
 /** Machine facts for BENCHMARKS.md. */

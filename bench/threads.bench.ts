@@ -7,12 +7,11 @@
 // Run: npm run bench:threads   (BENCH_SECONDS per run, default 6; BENCH_ROUNDS, default 3)
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { startLocalNode } from '../src/chain/local-node';
 import { freePort } from '../src/kernel/ports';
 import { createLogger } from '../src/logger';
-import { load, machine } from './kit';
+import { load, machine, processCpuSeconds } from './kit';
 
 const ANSWER = JSON.stringify({ result: '1000000', blockNumber: 12 });
 
@@ -36,12 +35,6 @@ function serve(port: number, workUs: number): void {
     });
   });
   server.listen({ port, host: '127.0.0.1', reusePort: true }, () => console.log('listening'));
-}
-
-/** CPU seconds a process has used, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function startServer(threads: number, workUs: number): Promise<{ url: string; pid: number; stop(): void }> {
@@ -85,9 +78,9 @@ async function main(): Promise<void> {
         const server = await startServer(threads, workUs);
         try {
           await load('warm-up', { url: server.url, body: '{}', seconds: 2 });
-          const before = cpuSeconds(server.pid);
+          const before = processCpuSeconds(server.pid);
           const r = await load(`${threads}`, { url: server.url, body: '{}', seconds });
-          const cpu = (cpuSeconds(server.pid) - before) / seconds;
+          const cpu = (processCpuSeconds(server.pid) - before) / seconds;
           rates.push(r.requestsPerSecond);
           row.push(
             `${r.requestsPerSecond.toLocaleString('en-US')}/s (${(r.requestsPerSecond / anvil.requestsPerSecond).toFixed(2)}), ${Math.round(cpu * 100)}% CPU`,
