@@ -457,6 +457,35 @@ describe('HTTP conventions', () => {
     expect(gql.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('answers a body it cannot decode with 415 or 400, never 500, on REST and GraphQL', async () => {
+    const send = (path: string, body: string, headers: Record<string, string>) =>
+      fetch(`${stack.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      }).then(async (r) => ({
+        status: r.status,
+        headers: r.headers,
+        body: (await r.json()) as { error: { code: string } },
+      }));
+    const json = JSON.stringify({ name: 'p' });
+    for (const path of ['/api/devportal/projects', '/graphql']) {
+      const unknownCoding = await send(path, json, { 'content-encoding': 'compress' });
+      expect(unknownCoding.status).toBe(415);
+      expect(unknownCoding.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(unknownCoding.headers.get('accept-encoding')).toBe('gzip, deflate, br, identity');
+      // Claims gzip, is not: the stream cannot be undone.
+      const corrupt = await send(path, 'not gzip at all', { 'content-encoding': 'gzip' });
+      expect(corrupt.status).toBe(400);
+      expect(corrupt.body.error.code).toBe('VALIDATION_FAILED');
+    }
+    const latin1 = await send('/graphql', JSON.stringify({ query: '{ __typename }' }), {
+      'content-type': 'application/json; charset=latin1',
+    });
+    expect(latin1.status).toBe(415);
+    expect(latin1.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('answers 400 VALIDATION_FAILED for malformed JSON and non-object bodies', async () => {
     for (const raw of ['{"name": ', '[1,2]', '"text"', 'null']) {
       const res = await api.call('POST', '/api/devportal/projects', undefined, { raw });

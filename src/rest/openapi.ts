@@ -114,7 +114,10 @@ function errorStatuses(route: RestRoute): number[] {
     s.add(403);
   }
   if (route.path.includes('{')) s.add(404);
-  if (route.method === 'POST') s.add(413);
+  if (route.method === 'POST') {
+    s.add(413);
+    s.add(415);
+  }
   // The explorer reads the node for whatever its index does not hold.
   if (route.area === 'explorer') s.add(502);
   for (const status of EXTRA_STATUSES[route.field.split('.')[1]!] ?? []) s.add(status);

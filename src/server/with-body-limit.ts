@@ -23,10 +23,34 @@ export const NOT_JSON: PublicError = {
   message: 'The request body is not valid JSON',
 };
 
-/** What a body parser's failure (body-parser's error types) answers, if it is one. */
+/** The content codings the body parsers undo (body-parser: gzip, deflate, br; identity is none). */
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br, identity';
+
+/**
+ * What a body parser's failure answers, if it is one (body-parser's errors, http-errors with a
+ * 4xx status): too large → 413; not JSON → 400; a content coding or charset it cannot undo → 415
+ * naming what it can (RFC 9110 §15.5.16); a body it could not read otherwise (a corrupt gzip
+ * stream, a length that does not match what was sent) → 400.
+ */
 export function bodyParserError(err: unknown): PublicError | undefined {
-  const type = (err as { type?: string } | null)?.type;
+  const e = err as { type?: unknown; status?: unknown; expose?: unknown } | null;
+  const type = typeof e?.type === 'string' ? e.type : undefined;
   if (type === 'entity.too.large') return BODY_TOO_LARGE;
   if (type === 'entity.parse.failed') return NOT_JSON;
+  if (type === 'encoding.unsupported') {
+    return {
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: `The request's Content-Encoding is not supported; send one of: ${ACCEPTED_ENCODINGS}`,
+      headers: { 'Accept-Encoding': ACCEPTED_ENCODINGS },
+    };
+  }
+  if (type === 'charset.unsupported') {
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The request body must be JSON in UTF-8' };
+  }
+  // body-parser marks its own client errors `expose`; a decoding failure carries no type.
+  if (e?.expose === true && e.status === 400) {
+    return { status: 400, code: 'VALIDATION_FAILED', message: 'The request body could not be read as sent' };
+  }
   return undefined;
 }

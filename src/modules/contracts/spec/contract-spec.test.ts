@@ -408,7 +408,7 @@ describe('document details', () => {
       responses: Record<string, unknown>;
     };
     expect(Object.keys(deposit.responses).sort()).toEqual(
-      ['201', '400', '401', '403', '404', '409', '413', '422', '429', '500', '502', '503'].sort(),
+      ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '502', '503'].sort(),
     );
     expect(deposit.requestBody!.required).toBe(false);
     expect(deposit.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);

@@ -131,6 +131,12 @@ export const ERROR_RESPONSES: ReadonlyArray<{ status: string; name: string; desc
   },
   { status: '413', name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: body over 1 MiB' },
   {
+    status: '415',
+    name: 'UnsupportedMediaType',
+    description:
+      'UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8',
+  },
+  {
     status: '422',
     name: 'Unprocessable',
     description:
