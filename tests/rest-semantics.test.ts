@@ -52,6 +52,34 @@ describe('REST validation errors', () => {
     expect(res.body.error.message).not.toMatch(GRAPHQL_WORDS);
   });
 
+  it('names a query parameter out of range or given twice, in its own words', async () => {
+    for (const query of ['limit=99999999999', 'limit=-99999999999', 'limit=1&limit=2']) {
+      const res = await api.get(`/api/explorer/live-blocks?network=testnet&${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'limit' } });
+      expect(res.body.error.message).toMatch(/^limit must be (an integer within the allowed range|given once)$/);
+      expect(JSON.stringify(res.body)).not.toMatch(GRAPHQL_WORDS);
+    }
+  });
+
+  it('refuses a network that is empty or unknown, naming the parameter without GraphQL words', async () => {
+    for (const path of [
+      '/api/explorer/network-status?network=',
+      '/api/explorer/network-status?network=foo',
+      '/api/explorer/live-blocks?network=',
+      '/api/explorer/live-blocks?network=Testnet',
+    ]) {
+      const res = await api.get(path);
+      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
+        path,
+        status: 400,
+        code: 'INVALID_NETWORK',
+      });
+      expect(res.body.error.details).toEqual({ field: 'network' });
+      expect(JSON.stringify(res.body)).not.toMatch(GRAPHQL_WORDS);
+    }
+  });
+
   it('takes JSON types as sent: a string is not a list', async () => {
     const res = await api.post(
       `/api/devportal/developers/${dev.developerId}/api-keys`,

@@ -6,6 +6,7 @@ import {
   execute,
   getNamedType,
   GraphQLError,
+  isEnumType,
   isInputObjectType,
   isObjectType,
   Kind,
@@ -188,28 +189,53 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     servers: opts.servers,
   });
 
-  // SOFA parses numeric query parameters itself and its error names no parameter: checked here first.
-  const numericQueryParams = routes
+  // SOFA reads numeric and enum query parameters itself: its errors name no parameter (or speak
+  // GraphQL), a value out of Int's range reaches GraphQL's own wording, and an empty value counts
+  // as none. Checked here first.
+  const checkedQueryParams = routes
     .filter((r) => r.method === 'GET' && !r.direct)
     .map((r) => {
       const [op, name] = r.field.split('.') as [string, string];
       const root = op === 'Query' ? schema.getQueryType() : schema.getMutationType();
-      const numeric = (root?.getFields()[name]?.args ?? [])
-        .map((a) => [a.name, getNamedType(a.type).name] as const)
-        .filter(([, type]) => ['Int', 'SafeInt', 'Float'].includes(type));
+      const params = (root?.getFields()[name]?.args ?? []).map((a) => {
+        const type = getNamedType(a.type);
+        return [a.name, isEnumType(type) ? 'enum' : type.name] as const;
+      });
       const pattern = new RegExp(`^${base}${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
-      return { pattern, numeric };
+      return { pattern, params: params.filter(([, type]) => ['Int', 'SafeInt', 'Float', 'enum'].includes(type)) };
     })
-    .filter((r) => r.numeric.length > 0);
-  const badNumericParam = (url: URL): PublicError | undefined => {
-    const route = numericQueryParams.find((r) => r.pattern.test(url.pathname));
-    for (const [name, type] of route?.numeric ?? []) {
-      const value = url.searchParams.get(name);
-      if (value === null) continue;
-      const ok = type === 'Float' ? value.trim() !== '' && Number.isFinite(Number(value)) : /^-?\d+$/.test(value);
+    .filter((r) => r.params.length > 0);
+  const refuse = (name: string, message: string): PublicError =>
+    name === 'network'
+      ? {
+          status: 400,
+          code: 'INVALID_NETWORK',
+          message: 'network must be "testnet" or "mainnet"',
+          details: { field: name },
+        }
+      : { status: 400, code: 'VALIDATION_FAILED', message, details: { field: name } };
+  const badQueryParam = (url: URL): PublicError | undefined => {
+    const route = checkedQueryParams.find((r) => r.pattern.test(url.pathname));
+    for (const [name, type] of route?.params ?? []) {
+      const values = url.searchParams.getAll(name);
+      if (values.length === 0) continue;
+      if (values.length > 1) return refuse(name, `${name} must be given once`);
+      const value = values[0]!;
+      // SOFA would take an empty value for no value, and the argument's default with it.
+      if (type === 'enum') {
+        if (value === '') return refuse(name, `${name} must not be empty`);
+        continue;
+      }
+      const number = Number(value);
+      const ok =
+        type === 'Float'
+          ? value.trim() !== '' && Number.isFinite(number)
+          : /^-?\d+$/.test(value) &&
+            (type === 'Int' ? number >= -(2 ** 31) && number < 2 ** 31 : Number.isSafeInteger(number));
       if (!ok) {
-        const kind = type === 'Float' ? 'a number' : 'an integer';
-        return { status: 400, code: 'VALIDATION_FAILED', message: `${name} must be ${kind}`, details: { field: name } };
+        const kind =
+          type === 'Float' ? 'a number' : /^-?\d+$/.test(value) ? 'an integer within the allowed range' : 'an integer';
+        return refuse(name, `${name} must be ${kind}`);
       }
     }
     return undefined;
@@ -260,7 +286,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
         sendErrorResponse(res, { status: 404, code: 'NOT_FOUND', message: `No route ${req.method} ${url.pathname}` });
         return;
       }
-      const badParam = req.method === 'GET' ? badNumericParam(url) : undefined;
+      const badParam = req.method === 'GET' ? badQueryParam(url) : undefined;
       if (badParam) {
         sendErrorResponse(res, badParam);
         return;

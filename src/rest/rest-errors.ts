@@ -80,6 +80,13 @@ export function restValidationMessage(message: string): { message: string; field
 
 /** A public error in REST terms: GraphQL variable errors rewritten, anything else unchanged. */
 export function toRestError(e: PublicError): PublicError {
+  if (e.code === 'INVALID_NETWORK') {
+    // GraphQL's own words about the Network enum name a variable: REST names the parameter.
+    const reason = (e.details as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason !== 'string') return e;
+    const rest = restValidationMessage(reason);
+    return { ...e, details: { field: rest?.field ?? 'network' } };
+  }
   if (e.code !== 'VALIDATION_FAILED') return e;
   // A parameter read by the direct routes: its field is known, the wording is the scalar's.
   const field = (e.details as { field?: unknown } | undefined)?.field;
