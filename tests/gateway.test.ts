@@ -362,6 +362,32 @@ describe('invoke', () => {
     expect((await invoke(kitchen.id, 'pay', { value: '-1' })).status).toBe(400);
   });
 
+  it('refuses a value or gas limit sent as a JSON number that is not a safe integer, sending nothing', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
+    // 10000000000000000001 parses as 1e19: stringified, it would send 1 wei less than asked.
+    for (const [field, raw] of [
+      ['value', '{"value": 10000000000000000001}'],
+      ['gasLimit', '{"gasLimit": 1e21}'],
+      ['value', '{"value": 0.5}'],
+    ] as const) {
+      const res = await api.call('POST', `/api/devportal/contracts/${kitchen.id}/invoke/pay`, undefined, {
+        apiKey: key,
+        raw,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
+      expect(res.body.error.message).toMatch(new RegExp(`^${field} must be a decimal string`));
+    }
+    expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonceBefore);
+    // A safe integer is still taken as the number it is.
+    const safe = await api.call('POST', `/api/devportal/contracts/${kitchen.id}/invoke/pay`, undefined, {
+      apiKey: key,
+      raw: '{"value": 1000}',
+    });
+    expect(safe.status).toBe(201);
+  });
+
   it('sends once for repeated requests with the same Idempotency-Key', async () => {
     const provider = providerOf(stack, 'testnet');
     const nonceBefore = await provider.getTransactionCount(dev.walletAddress);

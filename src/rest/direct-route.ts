@@ -59,6 +59,12 @@ export interface DirectReply {
 
 export type DirectOperation = (call: DirectCall) => Promise<DirectReply>;
 
+/** String or ID: a scalar whose value is text, however it was sent. */
+function isTextScalar(type: GraphQLInputType): boolean {
+  const named = isNonNullType(type) ? type.ofType : type;
+  return isScalarType(named) && (named.name === 'String' || named.name === 'ID');
+}
+
 /** SOFA's reading of one variable: scalars through the schema's `serialize`, lists element-wise. */
 function readVariable(value: unknown, type: GraphQLInputType): unknown {
   if (value === undefined || value === null) return undefined;
@@ -123,6 +129,15 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
       body = opts.parseBody(call.rawBody);
       for (const { name, type } of variables) {
         const raw = Object.hasOwn(call.params, name) ? call.params[name] : (call.query[name] ?? body[name]);
+        // A text argument (wei, gas) sent as a JSON number would be stringified after JSON.parse
+        // rounded it: refused unless it is a safe integer (API.md §1).
+        if (typeof raw === 'number' && !Number.isSafeInteger(raw) && isTextScalar(type)) {
+          throw new AppError(
+            'VALIDATION_FAILED',
+            `${name} must be a decimal string; a JSON number that is not a safe integer would be rounded`,
+            { field: name },
+          );
+        }
         let value: unknown;
         try {
           value = readVariable(raw, type);
