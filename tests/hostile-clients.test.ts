@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { client, type Client } from './kit/http';
@@ -260,6 +261,30 @@ describe('hostile clients, default limits', () => {
     expect(remembered.status).toBe(422);
     expect(performance.now() - again).toBeLessThan(500);
   }, 60_000);
+
+  it("answers what Node's HTTP parser refuses (oversized headers, garbage) with the error body, nosniff and a request id", async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(stack.url).port), '127.0.0.1');
+        let answer = '';
+        socket.on('data', (d: Buffer) => (answer += d.toString()));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+        socket.write(request);
+      });
+    const oversized = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    for (const [answer, status] of [
+      [oversized, 431],
+      [garbage, 400],
+    ] as const) {
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/);
+      expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+      expect(JSON.parse(body!)).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
+    }
+  });
 
   it('holds GraphQL over GET to the same pipeline as POST (Node caps the URL at 16 KiB before that)', async () => {
     const aliases = Array.from({ length: 150 }, (_, i) => `a${i}: me { id }`).join(' ');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type express from 'express';
 import { errorBody, type PublicError } from '../errors/error-map';
@@ -43,9 +44,11 @@ export function answerParserErrors(server: http.Server): void {
       message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
     };
     const body = JSON.stringify(errorBody(e));
+    // What every answer carries (API.md §1): nosniff, and an id to quote when asking about it.
     socket.end(
       `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 }
