@@ -216,6 +216,36 @@ describe('deploy on testnet', () => {
     expect(addresses.size).toBe(10);
   });
 
+  it('pages through contracts created within one millisecond without skipping or repeating any', async () => {
+    const owner = await login(api, stack.ca);
+    // A mainnet deploy waits for approval: a contract row without funds or a chain.
+    const first = await deploy({ source: COUNTER_SOURCE, network: 'mainnet' }, owner.token);
+    expect(first.status).toBe(201);
+    // Nine more rows in one millisecond of 2026: microseconds apart, and three exact ties.
+    await rows(
+      `INSERT INTO contracts
+       SELECT (jsonb_populate_record(c, jsonb_build_object(
+                 'id', gen_random_uuid(),
+                 'created_at', '2026-01-01T00:00:00.123' || lpad(least(n, 7)::text, 3, '0') || 'Z'))).*
+         FROM contracts c, generate_series(1, 9) n WHERE c.id = $1`,
+      [first.body.id],
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${cursor}` : '';
+      const page = await api.get(`/api/devportal/developers/${owner.developerId}/contracts?limit=2${query}`, {
+        token: owner.token,
+      });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((c: { id: string }) => c.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(10);
+    expect(new Set(seen).size).toBe(10);
+    expect(seen[0]).toBe(first.body.id);
+  });
+
   it('lists the developer’s contracts with filters and pages', async () => {
     const project = await api.post('/api/devportal/projects', { name: 'Filed' }, { token: dev.token });
     const filed = await deploy({ source: COUNTER_SOURCE, projectId: project.body.id });

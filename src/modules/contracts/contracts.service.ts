@@ -293,16 +293,19 @@ export class ContractService {
     }
     const size = pageLimit(filter.limit);
     const after = decodeCursor(filter.cursor);
+    // Ordered and paged by the creation time to the millisecond (what the cursor holds: a JS Date),
+    // then id: contracts created within one millisecond are neither skipped nor repeated.
+    const createdMs = "date_trunc('milliseconds', c.created_at)";
     const q = this.repo
       .createQueryBuilder('c')
-      .orderBy('c.created_at', 'DESC')
+      .orderBy(createdMs, 'DESC')
       .addOrderBy('c.id', 'DESC')
       .take(size + 1);
     if (filter.ownerId) q.andWhere('c.owner_id = :ownerId', { ownerId: filter.ownerId });
     if (filter.network) q.andWhere('c.network = :network', { network: filter.network });
     if (filter.status) q.andWhere('c.status = :status', { status: filter.status });
     if (filter.projectId) q.andWhere('c.project_id = :projectId', { projectId: filter.projectId });
-    if (after) q.andWhere('(c.created_at, c.id) < (:at, :id)', { at: after.at, id: after.id });
+    if (after) q.andWhere(`(${createdMs}, c.id) < (:at, :id)`, { at: after.at, id: after.id });
     const rows = await q.getMany();
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
