@@ -490,6 +490,8 @@ describe('analytics', () => {
     expect((await invoke(counter.id, 'increment', {}, k2.apiKey)).status).toBe(403);
     expect((await query(counter.id, 'nope', [], k2.apiKey)).status).toBe(404);
     expect((await query(counter.id, 'count', [], 'svc_invalid')).status).toBe(401);
+    // Another developer's contract: counted for this key, never shown under that contract.
+    expect((await query(token.id, 'totalSupply', [], k1.apiKey)).status).toBe(403);
 
     const res = await api.get(`/api/devportal/developers/${a.developerId}/analytics`, { token: a.token });
     expect(res.status).toBe(200);
@@ -506,20 +508,21 @@ describe('analytics', () => {
       'invoke 201',
       'invoke 403',
       'query 404',
+      'query 403',
     ]);
     for (const r of recorded) expect(Math.abs(r.age_s)).toBeLessThan(120);
     const { totals, daily, byContract, byApiKey, byMethod } = res.body;
     expect(res.body.days).toBe(14);
-    expect(totals).toMatchObject({ requests: 6, queries: 4, invokes: 2, errors: 2 });
+    expect(totals).toMatchObject({ requests: 7, queries: 5, invokes: 2, errors: 3 });
     expect(Number(totals.gasUsed)).toBeGreaterThan(0);
     expect(totals.p95LatencyMs).toBeGreaterThan(0);
     expect(daily).toHaveLength(14);
     expect(daily[13]).toMatchObject({
       date: new Date().toISOString().slice(0, 10),
-      requests: 6,
-      queries: 4,
+      requests: 7,
+      queries: 5,
       invokes: 2,
-      errors: 2,
+      errors: 3,
     });
     expect(daily.slice(0, 13).every((d: { requests: number }) => d.requests === 0)).toBe(true);
     expect(byContract).toEqual([
@@ -535,7 +538,7 @@ describe('analytics', () => {
     ]);
     expect(byApiKey).toEqual(
       expect.arrayContaining([
-        { keyId: k1.id, name: 'one', prefix: k1.prefix, requests: 4, errors: 0 },
+        { keyId: k1.id, name: 'one', prefix: k1.prefix, requests: 5, errors: 1 },
         { keyId: k2.id, name: 'two', prefix: k2.prefix, requests: 2, errors: 2 },
       ]),
     );

@@ -337,7 +337,9 @@ export class GatewayService {
     trace.principal = principal;
     await this.rateLimit(principal.keyId);
     const contract = await this.servedContract(contractId);
-    trace.contractId = contract.record.id;
+    // Counted under the contract only when it is the key owner's: another developer's contract
+    // (refused below) never appears, by id or name, in this developer's analytics.
+    if (contract.record.ownerId === principal.developerId) trace.contractId = contract.record.id;
     await session.apiKeyFor(contract.record, scope);
     if (contract.record.status !== 'deployed') {
       throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.record.status}, not deployed`, {
