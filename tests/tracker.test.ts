@@ -88,5 +88,15 @@ describe('transaction tracker', () => {
     const receipt = await provider.waitForTransaction(filler!.tx_hash, 1, 10_000);
     expect(receipt?.status).toBe(1);
     expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonce + 1);
+    // The wallet's history shows the filler as what it is on chain, a transfer the wallet sent
+    // (API.md §4's kinds); no item has a kind outside them.
+    const history = await api.get(`/api/devportal/developers/${dev.developerId}/wallet-history?limit=100`, {
+      token: dev.token,
+    });
+    const shown = history.body.items.find((i: { txHash: string }) => i.txHash === filler!.tx_hash);
+    expect(shown).toMatchObject({ kind: 'transfer-out', txHash: filler!.tx_hash });
+    for (const item of history.body.items as Array<{ kind: string }>) {
+      expect(['faucet', 'deploy', 'invoke', 'transfer-in', 'transfer-out']).toContain(item.kind);
+    }
   });
 });
