@@ -182,9 +182,10 @@ describe('faucet', () => {
       status: 'success',
       blockNumber: expect.any(Number),
       timestamp: expect.any(Number),
-      contractId: null,
-      method: null,
     });
+    // Not the service's own transaction: no contract or method, left out (API.md §4 `contractId?`, `method?`).
+    expect(item).not.toHaveProperty('contractId');
+    expect(item).not.toHaveProperty('method');
   });
 
   it('guards the wallet history: own id only, valid cursors and limits', async () => {

@@ -24,6 +24,7 @@ import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../errors/error-map';
 import type { RequestContext } from '../auth/request-context';
 import { endTogether } from './answer-batch';
+import { omitNulls } from './omit-nulls';
 import { sendErrorResponse } from './rest-errors';
 import { successStatus, type RestRoute } from './routes';
 
@@ -165,11 +166,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
         const known = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null));
         return { status: 202, body: known };
       }
-      if (route.omitWhenNull && data !== null && typeof data === 'object') {
-        for (const key of route.omitWhenNull) {
-          if ((data as Record<string, unknown>)[key] === null) delete (data as Record<string, unknown>)[key];
-        }
-      }
+      if (route.omitWhenNull) omitNulls(data, route.omitWhenNull);
       if (route.asHeaders && data !== null && typeof data === 'object') {
         const fields = data as Record<string, unknown>;
         const headers: Record<string, string> = {};

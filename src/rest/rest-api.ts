@@ -23,6 +23,7 @@ import { assertCost } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
+import { omitNulls } from './omit-nulls';
 import { assertStrictBodyTypes, sendErrorResponse, toRestError } from './rest-errors';
 import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
@@ -241,6 +242,17 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     return undefined;
   };
 
+  // Routes whose answers leave out null optional parts (routes.ts `omitWhenNull`), by method and path.
+  const omitting = routes
+    .filter((r) => r.omitWhenNull && !r.direct)
+    .map((r) => ({
+      method: r.method,
+      pattern: new RegExp(`^${base}${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      paths: r.omitWhenNull!,
+    }));
+  const omissionsFor = (method: string, path: string): string[] | undefined =>
+    omitting.find((r) => r.method === method && r.pattern.test(path))?.paths;
+
   const router = express.Router();
   router.use(express.raw({ type: () => true, limit: MAX_BODY }));
   router.get('/openapi.json', (_req, res) => {
@@ -317,6 +329,13 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') res.setHeader(key, value);
       });
+      const omit = response.ok ? omissionsFor(req.method, url.pathname) : undefined;
+      if (omit) {
+        const answer: unknown = await response.json();
+        omitNulls(answer, omit);
+        res.send(JSON.stringify(answer));
+        return;
+      }
       res.send(Buffer.from(await response.arrayBuffer()));
     } catch (err) {
       next(err);

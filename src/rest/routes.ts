@@ -20,7 +20,10 @@ export interface RestRoute {
    * variables, statuses and errors; SOFA still documents them.
    */
   direct?: true;
-  /** Response fields left out when null (fields that exist only in some outcomes); direct routes only. */
+  /**
+   * Response fields API.md writes as optional, left out of the REST answer when null (omit-nulls.ts:
+   * dotted paths, `[]` for each list item); GraphQL keeps them as null.
+   */
   omitWhenNull?: string[];
   /** Response fields sent as headers instead of in the body (by field name); direct routes only. */
   asHeaders?: Record<string, ResponseHeader>;
@@ -112,6 +115,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/developers/{id}/wallet-history',
     field: 'Query.walletHistory',
+    // API.md §4: `contractId?`, `method?`.
+    omitWhenNull: ['items[].contractId', 'items[].method'],
     auth: 'dev-jwt',
     summary: 'Transactions of the caller’s custodial wallet, newest first',
   },
@@ -325,6 +330,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/network-status',
     field: 'Query.networkStatus',
+    // API.md §9: `rpc: {healthy, latencyMs, error?}`.
+    omitWhenNull: ['rpc.error'],
     auth: 'public',
     summary: 'Last block, validators, average block time, RPC health and index progress',
   },
@@ -341,6 +348,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/tx/{hash}',
     field: 'Query.transaction',
+    // API.md §9: `{found: false}`, or the transaction with `method?`.
+    omitWhenNull: ['transaction.method', 'transaction'],
     auth: 'public',
     summary: 'A transaction with its receipt and logs',
   },
@@ -349,6 +358,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/block/{id}',
     field: 'Query.block',
+    // API.md §9: `{found, block?}`.
+    omitWhenNull: ['block'],
     auth: 'public',
     summary: 'A block by number, hash or "latest"',
   },
@@ -357,6 +368,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/address/{address}',
     field: 'Query.address',
+    // API.md §9: `info?` with `contract?`, activity items with `method?`.
+    omitWhenNull: ['info.contract', 'info', 'activity[].method'],
     auth: 'public',
     summary: 'Balance, nonce, code and recent transactions of an address',
   },

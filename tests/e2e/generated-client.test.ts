@@ -524,6 +524,6 @@ describe('REST with clients generated from the served OpenAPI documents', () => 
         params: { path: { hash: `0x${'ab'.repeat(32)}` }, query: { network } },
       }),
     );
-    expect(missing).toEqual({ found: false, transaction: null });
+    expect(missing).toStrictEqual({ found: false });
   });
 });
