@@ -63,6 +63,9 @@ export function isDatabaseDown(e: unknown, depth = 0): boolean {
   return isDatabaseDown((e as { cause?: unknown }).cause, depth + 1);
 }
 
+/** What INVALID_NETWORK says, on every face. */
+export const INVALID_NETWORK_MESSAGE = 'network must be "testnet" or "mainnet"';
+
 /** GraphQL's own input errors about the Network enum become INVALID_NETWORK, as on REST. */
 const NETWORK_INPUT = /"Network"|enum "Network"|Network!?"? (enum|cannot)/;
 
@@ -93,7 +96,7 @@ export function toPublicError(err: unknown, onUnexpected: (e: unknown) => void):
   if (original instanceof GraphQLError && err instanceof GraphQLError) {
     // Parse, validation and variable coercion errors of GraphQL itself: the caller's input.
     if (NETWORK_INPUT.test(err.message)) {
-      return make('INVALID_NETWORK', 'network must be "testnet" or "mainnet"', { reason: err.message });
+      return make('INVALID_NETWORK', INVALID_NETWORK_MESSAGE, { reason: err.message });
     }
     // A variable of the wrong type names its argument, as REST does for the same input.
     const variable = /^Variable "\$(\w+)"/.exec(err.message)?.[1];

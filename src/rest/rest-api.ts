@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { AppError } from '../errors/app-error';
-import { errorBody, toPublicError, type PublicError } from '../errors/error-map';
+import { errorBody, INVALID_NETWORK_MESSAGE, toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import { assertCost } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
@@ -190,6 +190,9 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     servers: opts.servers,
   });
 
+  // A route's full path as a pattern (any path parameter, an optional trailing slash).
+  const routePattern = (r: (typeof routes)[number]) => new RegExp(`^${base}${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+
   // SOFA reads numeric and enum query parameters itself: its errors name no parameter (or speak
   // GraphQL), a value out of Int's range reaches GraphQL's own wording, and an empty value counts
   // as none. Checked here first.
@@ -198,45 +201,38 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     .map((r) => {
       const [op, name] = r.field.split('.') as [string, string];
       const root = op === 'Query' ? schema.getQueryType() : schema.getMutationType();
-      const params = (root?.getFields()[name]?.args ?? []).map((a) => {
-        const type = getNamedType(a.type);
-        return [a.name, isEnumType(type) ? 'enum' : type.name] as const;
-      });
-      const pattern = new RegExp(`^${base}${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
-      return { pattern, params: params.filter(([, type]) => ['Int', 'SafeInt', 'Float', 'enum'].includes(type)) };
+      const params = (root?.getFields()[name]?.args ?? [])
+        .map((a) => [a.name, getNamedType(a.type)] as const)
+        .filter(([, type]) => isEnumType(type) || ['Int', 'SafeInt', 'Float'].includes(type.name));
+      return { pattern: routePattern(r), params };
     })
     .filter((r) => r.params.length > 0);
-  const refuse = (name: string, message: string): PublicError =>
-    name === 'network'
-      ? {
-          status: 400,
-          code: 'INVALID_NETWORK',
-          message: 'network must be "testnet" or "mainnet"',
-          details: { field: name },
-        }
-      : { status: 400, code: 'VALIDATION_FAILED', message, details: { field: name } };
   const badQueryParam = (url: URL): PublicError | undefined => {
     const route = checkedQueryParams.find((r) => r.pattern.test(url.pathname));
     for (const [name, type] of route?.params ?? []) {
+      const refuse = (message: string): PublicError =>
+        type.name === 'Network'
+          ? { status: 400, code: 'INVALID_NETWORK', message: INVALID_NETWORK_MESSAGE, details: { field: name } }
+          : { status: 400, code: 'VALIDATION_FAILED', message, details: { field: name } };
       const values = url.searchParams.getAll(name);
       if (values.length === 0) continue;
-      if (values.length > 1) return refuse(name, `${name} must be given once`);
+      if (values.length > 1) return refuse(`${name} must be given once`);
       const value = values[0]!;
       // SOFA would take an empty value for no value, and the argument's default with it.
-      if (type === 'enum') {
-        if (value === '') return refuse(name, `${name} must not be empty`);
+      if (isEnumType(type)) {
+        if (value === '') return refuse(`${name} must not be empty`);
         continue;
       }
+      const integer = /^-?\d+$/.test(value);
       const number = Number(value);
       const ok =
-        type === 'Float'
+        type.name === 'Float'
           ? value.trim() !== '' && Number.isFinite(number)
-          : /^-?\d+$/.test(value) &&
-            (type === 'Int' ? number >= -(2 ** 31) && number < 2 ** 31 : Number.isSafeInteger(number));
+          : integer && (type.name === 'Int' ? number >= -(2 ** 31) && number < 2 ** 31 : Number.isSafeInteger(number));
       if (!ok) {
         const kind =
-          type === 'Float' ? 'a number' : /^-?\d+$/.test(value) ? 'an integer within the allowed range' : 'an integer';
-        return refuse(name, `${name} must be ${kind}`);
+          type.name === 'Float' ? 'a number' : integer ? 'an integer within the allowed range' : 'an integer';
+        return refuse(`${name} must be ${kind}`);
       }
     }
     return undefined;
@@ -245,11 +241,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   // Routes whose answers leave out null optional parts (routes.ts `omitWhenNull`), by method and path.
   const omitting = routes
     .filter((r) => r.omitWhenNull && !r.direct)
-    .map((r) => ({
-      method: r.method,
-      pattern: new RegExp(`^${base}${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
-      paths: r.omitWhenNull!,
-    }));
+    .map((r) => ({ method: r.method, pattern: routePattern(r), paths: r.omitWhenNull! }));
   const omissionsFor = (method: string, path: string): string[] | undefined =>
     omitting.find((r) => r.method === method && r.pattern.test(path))?.paths;
 
