@@ -6,7 +6,7 @@ const CALL_COLUMNS = 'developer_id, api_key_id, contract_id, method, kind, http_
 /**
  * Gateway call records packed: one row per group of calls written together (same developer, key,
  * contract, method and kind), their status, latency, gas and time side by side in arrays, instead
- * of one row per call. PostgreSQL inserted and indexed a row for every gateway call, about 9 µs of
+ * of one row per call. PostgreSQL inserted and indexed a row for every gateway call, 7.7 µs of
  * its CPU per call on the cores the service runs on (BENCHMARKS.md, "Call records packed").
  * `gateway_calls` stays, as a view with a row per call and the same columns.
  */

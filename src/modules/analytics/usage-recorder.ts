@@ -276,7 +276,7 @@ export class UsageRecorder {
       try {
         await this.ds.transaction(async (m) => {
           // One row per group (gateway_call_batches): what its calls share once, and their status,
-          // latency, gas and time as four arrays. A row per call cost PostgreSQL about 9 µs of CPU
+          // latency, gas and time as four arrays. A row per call cost PostgreSQL 7.7 µs of CPU
           // per call, on the cores the service itself runs on (BENCHMARKS.md, "Call records packed").
           const packed = batch.map(packedOf);
           await m.query(
@@ -312,36 +312,38 @@ export class UsageRecorder {
     }
   }
 
-  /** Adds a batch's groups to the daily rollup that analytics reads. */
+  /** Adds a batch's groups to the daily rollup that analytics reads, in one statement. */
   private async rollUp(m: EntityManager, groups: CallGroup[]): Promise<void> {
-    for (const g of groups) {
-      const r = rollupOf(g);
-      await m.query(
-        `INSERT INTO gateway_usage_daily AS u
-           (developer_id, day, api_key_id, contract_id, method, kind, requests, errors, gas_used, latency_sum_ms, latency_histogram)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::bigint[])
-         ON CONFLICT (developer_id, day, api_key_id, contract_id, method, kind) DO UPDATE SET
-           requests = u.requests + EXCLUDED.requests,
-           errors = u.errors + EXCLUDED.errors,
-           gas_used = u.gas_used + EXCLUDED.gas_used,
-           latency_sum_ms = u.latency_sum_ms + EXCLUDED.latency_sum_ms,
-           latency_histogram = ARRAY(
-             SELECT a + b FROM unnest(u.latency_histogram, EXCLUDED.latency_histogram) WITH ORDINALITY AS t(a, b, i) ORDER BY i
-           )`,
-        [
-          g.developerId,
-          dayOf(g.dayIndex * DAY_MS),
-          g.apiKeyId,
-          g.contractId,
-          g.method,
-          g.kind,
-          g.statuses.length,
-          r.errors,
-          r.gas.toString(),
-          r.latency,
-          r.histogram,
-        ],
-      );
-    }
+    const rollups = groups.map(rollupOf);
+    // The groups of a batch are distinct rows (one group per row key), so no row is hit twice.
+    await m.query(
+      `INSERT INTO gateway_usage_daily AS u
+         (developer_id, day, api_key_id, contract_id, method, kind, requests, errors, gas_used, latency_sum_ms, latency_histogram)
+       SELECT d, day, k, c, me, t, n, e, gas, l, h::bigint[]
+         FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[],
+                     $9::numeric[], $10::bigint[], $11::text[]) AS x(d, day, k, c, me, t, n, e, gas, l, h)
+       ON CONFLICT (developer_id, day, api_key_id, contract_id, method, kind) DO UPDATE SET
+         requests = u.requests + EXCLUDED.requests,
+         errors = u.errors + EXCLUDED.errors,
+         gas_used = u.gas_used + EXCLUDED.gas_used,
+         latency_sum_ms = u.latency_sum_ms + EXCLUDED.latency_sum_ms,
+         latency_histogram = ARRAY(
+           SELECT a + b FROM unnest(u.latency_histogram, EXCLUDED.latency_histogram) WITH ORDINALITY AS t(a, b, i) ORDER BY i
+         )`,
+      [
+        groups.map((g) => g.developerId),
+        groups.map((g) => dayOf(g.dayIndex * DAY_MS)),
+        groups.map((g) => g.apiKeyId),
+        groups.map((g) => g.contractId),
+        groups.map((g) => g.method),
+        groups.map((g) => g.kind),
+        groups.map((g) => g.statuses.length),
+        rollups.map((r) => r.errors),
+        rollups.map((r) => r.gas.toString()),
+        rollups.map((r) => r.latency),
+        // Each histogram as an array literal of counts (integers this process counted).
+        rollups.map((r) => `{${r.histogram.join(',')}}`),
+      ],
+    );
   }
 }
