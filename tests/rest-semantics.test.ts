@@ -68,6 +68,7 @@ describe('REST validation errors', () => {
       '/api/explorer/network-status?network=foo',
       '/api/explorer/live-blocks?network=',
       '/api/explorer/live-blocks?network=Testnet',
+      '/api/explorer/network-status?network=testnet&network=mainnet',
     ]) {
       const res = await api.get(path);
       expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
