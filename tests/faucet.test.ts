@@ -153,6 +153,34 @@ describe('faucet', () => {
     expect(all.body.items.map((i: { txHash: string }) => i.txHash)).toEqual(chainOrder);
   });
 
+  it('pays any address named in `to`, counted against the caller’s day', async () => {
+    const payer = await login(api, stack.ca);
+    const provider = providerOf(stack, 'testnet');
+    const recipient = Wallet.createRandom().address;
+    const res = await api.post('/api/devportal/faucet/drip', { to: recipient.toLowerCase() }, { token: payer.token });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ to: recipient, amountWei: '10000000000000000000', dripsUsedToday: 1 });
+    expect(await provider.getBalance(recipient)).toBe(parseEther('10'));
+    expect(await provider.getBalance(payer.walletAddress)).toBe(0n);
+
+    // The caller's own wallet next: the day's count goes on.
+    const own = await api.post('/api/devportal/faucet/drip', {}, { token: payer.token });
+    expect(own.body).toMatchObject({ to: payer.walletAddress, dripsUsedToday: 2, dripsRemainingToday: 3 });
+
+    const bad = await api.post('/api/devportal/faucet/drip', { to: '0x1234' }, { token: payer.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(bad.body.error.message).toContain('to');
+    expect(await count('SELECT count(*) AS n FROM faucet_drips WHERE developer_id = $1', [payer.developerId])).toBe(2);
+
+    const graphql = await api.post(
+      '/graphql',
+      { query: `mutation($to: String) { faucetDrip(to: $to) { to dripsUsedToday } }`, variables: { to: recipient } },
+      { token: payer.token },
+    );
+    expect(graphql.body.data.faucetDrip).toEqual({ to: recipient, dripsUsedToday: 3 });
+  });
+
   it('is testnet only and needs a developer token', async () => {
     const main = await api.post('/api/devportal/faucet/drip', { network: 'mainnet' }, { token: dev.token });
     expect(main.status).toBe(400);

@@ -8,6 +8,7 @@ import type { TransactionSender, TransactionSigner } from '../wallets';
 import type { WalletService } from '../wallets';
 import type { FaucetDrip } from './faucet.types';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
+import { parseAddress } from '../../kernel/address';
 
 /** SPEC.md, Limits: 5 drips per day, 10 native coins per drip, testnet only. */
 export const DRIPS_PER_DAY = 5;
@@ -47,15 +48,17 @@ export class FaucetService {
     return this.signer?.address;
   }
 
-  async drip(session: Session, network: Network = 'testnet'): Promise<FaucetDrip> {
+  /** docs/api.md, Wallet and faucet: `to` is any address; the drip counts against the caller's day. */
+  async drip(session: Session, network: Network = 'testnet', to?: string): Promise<FaucetDrip> {
     const developer = await session.developer();
+    const recipient = to === undefined ? undefined : parseAddress(to, 'to');
     if (network !== 'testnet') {
       throw new AppError('FAUCET_TESTNET_ONLY', 'The faucet pays out on testnet only');
     }
     if (!this.signer) {
       throw new AppError('FAUCET_EMPTY', 'The faucet is not configured on this service (FAUCET_PRIVATE_KEY)');
     }
-    const wallet = await this.wallets.walletOf(developer.id);
+    const target = recipient ?? (await this.wallets.walletOf(developer.id)).address;
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     const resetsAt = nextUtcMidnight(now);
@@ -97,7 +100,7 @@ export class FaucetService {
         recordId: transactionId,
         network: 'testnet',
         signer: this.signer,
-        to: wallet.address,
+        to: target,
         value: DRIP_AMOUNT_WEI,
         kind: 'faucet',
         developerId: developer.id,
@@ -119,7 +122,7 @@ export class FaucetService {
       transactionId,
       txHash,
       network: 'testnet',
-      to: wallet.address,
+      to: target,
       amountWei: DRIP_AMOUNT_WEI.toString(),
       amount: '10',
       blockNumber: mined?.blockNumber ?? null,

@@ -2,7 +2,9 @@ import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { NetworkName } from '../../kernel/network-name';
 
-@ObjectType({ description: 'A faucet payout of test coins to the caller’s custodial wallet.' })
+@ObjectType({
+  description: 'A faucet payout of test coins (to the caller’s custodial wallet unless `to` named another address).',
+})
 export class FaucetDrip {
   @Field(() => ID, { description: 'Id of the payout’s transaction record (GET /transactions/{id}).' })
   transactionId!: string;
@@ -13,7 +15,7 @@ export class FaucetDrip {
   @Field(() => NetworkName, { description: 'Always testnet.' })
   network!: string;
 
-  @Field({ description: 'The custodial wallet that received the coins (EIP-55).' })
+  @Field({ description: 'The address that received the coins (EIP-55): `to`, or the caller’s custodial wallet.' })
   to!: string;
 
   @Field({ description: 'Amount in wei (decimal string): 10 coins.' })
