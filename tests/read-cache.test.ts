@@ -144,6 +144,19 @@ describe('gateway read cache', () => {
     expect(value('gateway_read_cache_misses_total')).toBeGreaterThanOrEqual(2);
   });
 
+  it('serves the background work’s state and every node’s exchanges on /metrics', async () => {
+    const metrics = await (await fetch(`${stack.url}/metrics`)).text();
+    const lag = /^explorer_index_lag_blocks\{network="testnet"\} (\d+)$/m.exec(metrics);
+    expect(Number(lag?.[1])).toBeLessThan(5);
+    expect(metrics).toMatch(/^webhook_deliveries_pending 0$/m);
+    expect(metrics).toMatch(/^webhook_oldest_pending_seconds 0$/m);
+    const exchanges = /^rpc_node_request_duration_seconds_count\{network="testnet",host="[^"]+"\} (\d+)$/m.exec(
+      metrics,
+    );
+    expect(Number(exchanges?.[1])).toBeGreaterThan(0);
+    expect(metrics).not.toMatch(/https?:\/\//);
+  });
+
   it('shows an invoke’s change to the next query after its block, never before', async () => {
     const start = await head();
     const first = await queryAtBlock(start, counter.id, 'count');

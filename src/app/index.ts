@@ -26,6 +26,7 @@ import { Metrics } from '../server/metrics';
 import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
 import type { ContractEventsSubscription } from '../modules/events';
+import { webhookBacklog } from '../modules/webhooks';
 
 export interface App {
   url: string;
@@ -134,6 +135,20 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     onClose('server clock', async () => clearInterval(clock));
     const metrics = new Metrics();
     metrics.observeReadCache(() => services.gateway.readCacheStats());
+    chains.observeNodes((network, host, seconds, failed) => metrics.nodeExchange(network, host, seconds, failed));
+    metrics.observeBackgroundWork({
+      indexLag: async () => {
+        const entries = await Promise.all(
+          NETWORKS.map(async (n) => {
+            const head = services.explorer.runtime.watchers[n].head();
+            const state = await services.explorer.runtime.index.state(n);
+            return [n, head && state ? Math.max(0, head.number - state.lastBlock) : null] as const;
+          }),
+        );
+        return Object.fromEntries(entries);
+      },
+      webhookBacklog: () => webhookBacklog(ds),
+    });
     onClose('gateway read heads', async () => services.gateway.close());
 
     const readiness = async (): Promise<ReadinessReport> => {

@@ -289,6 +289,7 @@ interface NetworkEntry {
   hosts: string[];
   fees: FeePolicy;
   provider?: ChainCheckedProvider;
+  transport?: FailoverTransport;
   /** Why the network is refused (not configured, wrong chain id...); safe to show to clients. */
   refusal?: string;
 }
@@ -362,6 +363,7 @@ export class ChainRegistry {
           'RPC node reports the wrong chain id; it is not used',
         ),
     );
+    entry.transport = transport;
     const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
     entry.provider = new ChainCheckedProvider(
       transport,
@@ -403,6 +405,15 @@ export class ChainRegistry {
       throw new AppError('NETWORK_UNAVAILABLE', `The ${network} network is not available`, { network });
     }
     return entry.provider;
+  }
+
+  /** Tells `observer` of every exchange with every node (its network, host, duration and failure). */
+  observeNodes(observer: (network: Network, host: string, seconds: number, failed: boolean) => void): void {
+    for (const entry of this.entries.values()) {
+      if (entry.transport) {
+        entry.transport.observer = (host, seconds, failed) => observer(entry.network, host, seconds, failed);
+      }
+    }
   }
 
   /** Whether provider() returns a provider: configured, not refused. The node may still be down; see health(). */

@@ -109,8 +109,13 @@ class Endpoint {
  * few seconds (then tried again), a node with the wrong chain id for good. Each node's chain id is
  * checked before its first use.
  */
+/** Told of every exchange with a node: its host, how long it took and whether it failed (no answer, HTTP error). */
+export type NodeExchangeObserver = (host: string, seconds: number, failed: boolean) => void;
+
 export class FailoverTransport {
   private readonly endpoints: Endpoint[];
+  /** Set by the registry's `observeNodes` (the /metrics per-node series, docs/api.md "Operations"). */
+  observer: NodeExchangeObserver | null = null;
 
   constructor(
     urls: string[],
@@ -172,11 +177,14 @@ export class FailoverTransport {
         }
         throw err;
       }
+      const started = this.observer ? performance.now() : 0;
       try {
         const answers = await endpoint.transport.send(payload);
         endpoint.downUntil = 0;
+        this.observer?.(endpoint.host, (performance.now() - started) / 1000, false);
         return answers;
       } catch (err) {
+        this.observer?.(endpoint.host, (performance.now() - started) / 1000, true);
         lastError = err;
         if (!mayFailOver(err, payload)) throw err;
         endpoint.downUntil = Date.now() + COOLDOWN_MS;

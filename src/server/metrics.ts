@@ -26,8 +26,79 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Every exchange with a node, by network and node host (never its URL). */
+  readonly nodeRequests = new Histogram({
+    name: 'rpc_node_request_duration_seconds',
+    help: 'Exchanges with the RPC nodes (one HTTP request, a batch counting once) by network and node host',
+    labelNames: ['network', 'host'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly nodeErrors = new Counter({
+    name: 'rpc_node_errors_total',
+    help: 'Exchanges with an RPC node that got no usable answer (timeout, connection refused, HTTP error)',
+    labelNames: ['network', 'host'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Records one exchange with a node (ChainRegistry.observeNodes). */
+  nodeExchange(network: string, host: string, seconds: number, failed: boolean): void {
+    this.nodeRequests.observe({ network, host }, seconds);
+    if (failed) this.nodeErrors.inc({ network, host });
+  }
+
+  /**
+   * Serves the background work's state, read at each scrape: how far each network's explorer index
+   * is behind the head the service follows, and the webhook outbox's backlog. A source that fails
+   * (the database away) leaves the lag series out and the backlog NaN in that scrape, rather than
+   * failing /metrics.
+   */
+  observeBackgroundWork(sources: {
+    indexLag: () => Promise<Record<string, number | null>>;
+    webhookBacklog: () => Promise<{ pending: number; oldestPendingSeconds: number }>;
+  }): void {
+    new Gauge({
+      name: 'explorer_index_lag_blocks',
+      help: 'Blocks between the head the service follows and the last block the explorer has indexed, by network',
+      labelNames: ['network'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const lags = await sources.indexLag().catch(() => ({}) as Record<string, number | null>);
+        for (const [network, lag] of Object.entries(lags)) if (lag !== null) this.set({ network }, lag);
+      },
+    });
+    let backlog: Promise<{ pending: number; oldestPendingSeconds: number } | null> | null = null;
+    // Both gauges of one scrape share one query.
+    const readBacklog = () => {
+      backlog ??= sources
+        .webhookBacklog()
+        .catch(() => null)
+        .finally(() => setImmediate(() => (backlog = null)));
+      return backlog;
+    };
+    new Gauge({
+      name: 'webhook_deliveries_pending',
+      help: 'Webhook messages waiting to be delivered (all developers, all instances)',
+      registers: [this.registry],
+      async collect() {
+        const b = await readBacklog();
+        this.set(b ? b.pending : NaN);
+      },
+    });
+    new Gauge({
+      name: 'webhook_oldest_pending_seconds',
+      help: 'Age of the oldest webhook message waiting to be delivered (0 when none waits)',
+      registers: [this.registry],
+      async collect() {
+        const b = await readBacklog();
+        this.set(b ? b.oldestPendingSeconds : NaN);
+      },
+    });
   }
 
   /** Serves how many GraphQL documents the admission pipeline remembers, read at each scrape. */

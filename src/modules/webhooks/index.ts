@@ -3,3 +3,4 @@ export { WebhookService, MAX_WEBHOOKS, type ContractEventSource, type EventPosit
 export { WebhookDeliveryWorker, DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions } from './delivery-worker';
 export { WebhookEntity } from './webhook.entity';
 export { WebhookDeliveryEntity } from './webhook-delivery.entity';
+export { webhookBacklog, type WebhookBacklog } from './webhook-backlog';
