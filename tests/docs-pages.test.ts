@@ -38,6 +38,18 @@ describe('documentation pages over HTTP', () => {
     }
   });
 
+  it('every page has the service’s icon; /favicon.ico and /favicon.svg answer it', async () => {
+    for (const page of ['/', '/docs']) {
+      expect(await (await get(page, { accept: 'text/html' })).text()).toContain('rel="icon" href="/favicon.svg"');
+    }
+    for (const icon of ['/favicon.svg', '/favicon.ico']) {
+      const res = await get(icon);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(await res.text()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    }
+  });
+
   it("the documents carry helmet's page headers; JSON answers only what an API needs (SECURITY.md)", async () => {
     for (const [page, accept] of [
       ['/', 'text/html'],
@@ -155,6 +167,14 @@ if (!haveChromium) {
   }
 
   const isPng = (file: string) => readFileSync(file).subarray(1, 4).toString('latin1') === 'PNG';
+
+  it('renders the start page with its styles and icon', async () => {
+    const shot = path.join(shots, 'start.png');
+    const dom = await render(`${stack.url}/`, shot);
+    expect(dom).toContain('class="cards"');
+    expect(dom).toContain('href="/docs"');
+    expect(isPng(shot)).toBe(true);
+  }, 120_000);
 
   it('renders GraphiQL', async () => {
     const shot = path.join(shots, 'graphiql.png');

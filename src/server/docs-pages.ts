@@ -30,21 +30,66 @@ ${body}
 </html>
 `;
 
+/** The service's mark: a hexagon of four validators, as an SVG favicon (served at /favicon.svg and /favicon.ico). */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">
+<path d="M32 3 57 17.5v29L32 61 7 46.5v-29z" fill="#1f3a8a"/>
+<g fill="#93c5fd"><circle cx="32" cy="18" r="6"/><circle cx="46" cy="32" r="6"/><circle cx="32" cy="46" r="6"/><circle cx="18" cy="32" r="6"/></g>
+<path d="M32 18 46 32 32 46 18 32z" fill="none" stroke="#dbeafe" stroke-width="3"/>
+</svg>
+`;
+
+const ICON_LINK = '<link rel="icon" href="/favicon.svg" type="image/svg+xml">';
+
+const START_STYLE = `<style>
+:root{color-scheme:light dark;--fg:#0f172a;--muted:#475569;--bg:#f8fafc;--card:#fff;--line:#e2e8f0;--accent:#1d4ed8}
+@media (prefers-color-scheme:dark){:root{--fg:#e2e8f0;--muted:#94a3b8;--bg:#0b1120;--card:#111a2e;--line:#1e293b;--accent:#93c5fd}}
+*{box-sizing:border-box}
+body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.55;color:var(--fg);background:var(--bg)}
+header{padding:2.5rem 1rem 1.5rem;border-bottom:1px solid var(--line)}
+header div,main{max-width:60rem;margin:0 auto}
+header h1{display:flex;align-items:center;gap:.75rem;margin:0 0 .5rem;font-size:1.6rem}
+header h1 img{width:2.25rem;height:2.25rem}
+header p{margin:0;color:var(--muted)}
+main{padding:1.5rem 1rem 3rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:1rem}
+section{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:1.1rem 1.25rem}
+section h2{margin:0 0 .5rem;font-size:1.05rem}
+section ul{margin:0;padding-left:1.1rem}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em}
+pre{margin:1rem 0 0;padding:1rem;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:.75rem}
+</style>`;
+
 const START_PAGE = page(
   'QBFT developer portal',
-  '<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem;line-height:1.5}</style>',
-  `<h1>QBFT developer portal, contract gateway and explorer</h1>
-<ul>
-<li><a href="/graphql">GraphiQL</a>: the GraphQL API at <code>/graphql</code> (HTTP and WebSocket)</li>
+  `${ICON_LINK}\n${START_STYLE}`,
+  `<header><div>
+<h1><img src="/favicon.svg" alt="">QBFT developer portal, contract gateway and explorer</h1>
+<p>Deploy and call contracts with API keys, follow blocks and events live, and read the chain, on testnet (chain id 17991) and mainnet (1991).</p>
+</div></header>
+<main>
+<div class="cards">
+<section><h2>GraphQL</h2><ul>
+<li><a href="/graphql">GraphiQL</a>: the GraphQL API at <code>/graphql</code> (HTTP, and WebSocket for subscriptions)</li>
+</ul></section>
+<section><h2>REST</h2><ul>
 <li><a href="/docs">REST reference</a> (Swagger UI) of the developer portal and the explorer</li>
 ${OPENAPI_DOCUMENTS.map((d) => `<li><a href="${d.url}">${d.url}</a>: OpenAPI document of the ${d.name.toLowerCase()}</li>`).join('\n')}
+</ul></section>
+<section><h2>Operations</h2><ul>
 <li><a href="/readyz">/readyz</a>: readiness, with each network's RPC health</li>
-</ul>`,
+<li><a href="/healthz">/healthz</a>: liveness</li>
+</ul></section>
+</div>
+<pre>TOKEN=$(npm run -s dev:login -- --name "Ada Lovelace" --quiet)
+curl -s http://localhost:4000/api/devportal/auth/me -H "Authorization: Bearer $TOKEN"</pre>
+</main>`,
 );
 
 const GRAPHIQL_PAGE = page(
   'GraphiQL · QBFT developer portal',
-  `<link rel="stylesheet" href="/docs/assets/graphiql/graphiql.min.css">
+  `${ICON_LINK}
+<link rel="stylesheet" href="/docs/assets/graphiql/graphiql.min.css">
 <style>body{margin:0;height:100vh}#graphiql{height:100vh}</style>`,
   `<div id="graphiql">Loading GraphiQL…</div>
 <script src="/docs/assets/react/umd/react.production.min.js"></script>
@@ -71,7 +116,8 @@ const GRAPHIQL_START = `'use strict';
 
 const SWAGGER_PAGE = page(
   'REST reference · QBFT developer portal',
-  '<link rel="stylesheet" href="/docs/assets/swagger-ui/swagger-ui.css">',
+  `${ICON_LINK}
+<link rel="stylesheet" href="/docs/assets/swagger-ui/swagger-ui.css">`,
   `<div id="swagger-ui">Loading the REST reference…</div>
 <script src="/docs/assets/swagger-ui/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/swagger-ui/swagger-ui-standalone-preset.js"></script>
@@ -113,6 +159,10 @@ export function docsPages(): express.Router {
   const pages = pageHeaders();
   router.get('/', pages, html(START_PAGE));
   router.get('/docs', pages, html(SWAGGER_PAGE));
+  // Browsers ask /favicon.ico of every page whatever the page links: the same SVG answers both.
+  router.get(['/favicon.svg', '/favicon.ico'], (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON);
+  });
   router.get('/docs/assets/graphiql-start.js', pages, script(GRAPHIQL_START));
   router.get('/docs/assets/swagger-start.js', pages, script(SWAGGER_START));
   router.use('/docs/assets/swagger-ui', pages, express.static(packageDir('swagger-ui-dist'), assets));
