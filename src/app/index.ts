@@ -188,6 +188,19 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       logger,
       metrics,
       readiness,
+      rpc: async (network, body, parsed, ctx) => {
+        if (!(NETWORKS as readonly string[]).includes(network)) {
+          return {
+            status: 404,
+            body: {
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32602, message: 'network must be "testnet" or "mainnet"' },
+            },
+          };
+        }
+        return services.rpc.answer(network as Network, body, parsed, ctx.session);
+      },
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
       edge: {
         trustProxy: config.trustProxy,

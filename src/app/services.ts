@@ -21,6 +21,7 @@ import { ReadCache } from '../modules/gateway/read-cache';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
 import { ProjectService } from '../modules/projects/projects.service';
+import { RpcDoorService } from '../modules/rpc';
 import { TransactionRecords, TransactionService, type TransactionStatusSink } from '../modules/transactions';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
@@ -48,6 +49,8 @@ export interface Services {
   keys: ApiKeyService;
   usage: UsageRecorder;
   gateway: GatewayService;
+  /** The JSON-RPC door (docs/api.md, "JSON-RPC door"). */
+  rpc: RpcDoorService;
   analytics: AnalyticsService;
   tracker: TransactionTracker;
   limits: RateLimits;
@@ -133,6 +136,7 @@ export function createServices(deps: {
       }),
     },
   );
+  const rpc = new RpcDoorService(deps.chains, contracts, gateway, usage, limits.developer, deps.logger);
   const analytics = new AnalyticsService(deps.ds, usage);
   const webhooks = new WebhookService(
     deps.ds,
@@ -184,6 +188,7 @@ export function createServices(deps: {
     keys,
     usage,
     gateway,
+    rpc,
     analytics,
     tracker,
     limits,

@@ -271,6 +271,15 @@ class ChainCheckedProvider extends JsonRpcProvider {
     return this.resultOf({ jsonrpc: '2.0', id: 1, method, params }, answer);
   }
 
+  /** The node's own answer to one request, its error object included (the JSON-RPC door relays it). */
+  async exchange(method: string, params: unknown[], group?: string): Promise<JsonRpcAnswer> {
+    const answer =
+      group === undefined
+        ? (await this.sendChecked({ jsonrpc: '2.0', id: 1, method, params }))[0]
+        : await this.reads.call(method, params, group);
+    return answer ?? { id: 1, error: { code: -32603, message: 'the node sent no answer' } };
+  }
+
   private resultOf(payload: JsonRpcPayload, answer: JsonRpcAnswer | undefined): unknown {
     if (answer && 'result' in answer) return answer.result;
     throw this.getRpcError(payload, answer && 'error' in answer ? answer : { id: 1, error: { code: -32603 } });
@@ -517,6 +526,25 @@ export class ChainRegistry {
     // A node that does not answer must not hold the wallet's nonce lock for the whole request
     // timeout: after this the outcome is unknown and the transaction is followed by its hash.
     return String(await withTimeout(provider.rpc('eth_sendRawTransaction', [rawTransaction]), SEND_TIMEOUT_MS));
+  }
+
+  /**
+   * One request relayed to the network's nodes as it is, answered with the node's own result or
+   * error object (code, message, data), for the JSON-RPC door (docs/api.md, "JSON-RPC door"). Reads
+   * of one `group` made in one turn may share a batch; sends are never batched nor retried. A node
+   * that does not answer at all is UPSTREAM_RPC_ERROR.
+   */
+  async relay(network: Network, method: string, params: unknown[], group?: string): Promise<JsonRpcAnswer> {
+    const provider = this.provider(network) as ChainCheckedProvider;
+    if (group === undefined) {
+      try {
+        return await withTimeout(provider.exchange(method, params), SEND_TIMEOUT_MS);
+      } catch (err) {
+        if (isAppError(err)) throw err;
+        throw this.upstreamError(network, `The ${network} node did not answer`, err, 1);
+      }
+    }
+    return this.withRetry(network, () => provider.exchange(method, params, group));
   }
 
   /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */

@@ -40,3 +40,25 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export function httpStatusOf(code: string): number {
   return (ERROR_STATUS as Record<string, number>)[code] ?? 500;
 }
+
+/**
+ * The JSON-RPC error code of the door's answers (docs/api.md, "JSON-RPC door"), by the service's
+ * code: -32001 for a key that does not verify, -32003 for a call the key may not make, -32602 for
+ * parameters the key or the door refuses, -32005 over a limit, -32603 for the service's own faults.
+ */
+const JSON_RPC_CODES: Partial<Record<ErrorCode, number>> = {
+  VALIDATION_FAILED: -32602,
+  INVALID_ARGUMENT: -32602,
+  INVALID_NETWORK: -32602,
+  UNAUTHENTICATED: -32001,
+  INVALID_API_KEY: -32001,
+  FORBIDDEN: -32003,
+  INSUFFICIENT_SCOPE: -32003,
+  KEY_NOT_FOR_CONTRACT: -32602,
+  RATE_LIMITED: -32005,
+  PAYLOAD_TOO_LARGE: -32005,
+};
+
+export function jsonRpcCodeOf(code: string): number {
+  return (JSON_RPC_CODES as Record<string, number>)[code] ?? -32603;
+}

@@ -76,6 +76,9 @@ const START_PAGE = page(
 <li><a href="/docs">REST reference</a> (Swagger UI) of the developer portal and the explorer</li>
 ${OPENAPI_DOCUMENTS.map((d) => `<li><a href="${d.url}">${d.url}</a>: OpenAPI document of the ${d.name.toLowerCase()}</li>`).join('\n')}
 </ul></section>
+<section><h2>JSON-RPC</h2><ul>
+<li><code>/rpc/testnet/&lt;API key&gt;</code> and <code>/rpc/mainnet/&lt;API key&gt;</code>: Ethereum JSON-RPC for viem, ethers, hardhat and foundry, with an API key</li>
+</ul></section>
 <section><h2>Operations</h2><ul>
 <li><a href="/readyz">/readyz</a>: readiness, with each network's RPC health</li>
 <li><a href="/healthz">/healthz</a>: liveness</li>

@@ -16,6 +16,7 @@ import type { Metrics } from './metrics';
 import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-routes';
 import { requestContexts } from './request-context';
 import { restAreas, withDirectRoutes } from './rest';
+import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
 import { inOrder } from './step';
 import { withJsonBody } from './with-body-limit';
 import { answerParserErrors, notFound, withErrors } from './with-errors';
@@ -37,6 +38,8 @@ export interface HttpServerOptions {
   chargeableDeveloper: (credentials: Credentials) => string | undefined;
   /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
   limits: { public: RequestLimit; developer: RequestLimit };
+  /** The JSON-RPC door's answers (docs/api.md, "JSON-RPC door"); without it, /rpc paths are 404. */
+  rpc?: RpcHttpOptions['answer'];
   /** Builds the session (who is calling) of each request and WebSocket operation. */
   sessionFor: SessionFactory;
   logger: Logger;
@@ -141,6 +144,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         drain.step,
         withHygieneHeaders(opts.edge.corsOrigins),
         withLimits({ ...opts, credentialsOf: contexts.credentialsOf, clientAddress, errors }),
+        ...(opts.rpc ? [withRpcDoor({ answer: opts.rpc, contexts, errors, begin })] : []),
         withDirectRoutes(rest.direct, { begin, contexts, errors }),
         (req, res, next) => void (graphql.direct(req, res) || next()),
       ],

@@ -4,6 +4,8 @@ import type { RequestContext } from '../auth/request-context';
 import type { Session, SessionFactory } from '../auth/session';
 import type { Logger } from '../logger';
 import { prefersAsync } from './prefer';
+import { withPathKey } from './rpc-path';
+import { pathOf } from './step';
 
 /** Request context of an HTTP request or a WebSocket operation. */
 class Context implements RequestContext {
@@ -54,6 +56,8 @@ export function requestContexts(
     let credentials = credentialsAt.get(req);
     if (!credentials) {
       credentials = credentialsFromHttpHeaders(req.headers);
+      // The JSON-RPC door also takes the key in its path (docs/api.md, "JSON-RPC door").
+      if (req.url?.startsWith('/rpc/')) credentials = withPathKey(credentials, pathOf(req));
       credentialsAt.set(req, credentials);
     }
     return credentials;

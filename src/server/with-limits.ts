@@ -2,6 +2,7 @@ import type { Credentials } from '../auth/credentials';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { ErrorFaces } from './error-faces';
 import { requestIdOf } from './with-request-id';
+import { sendJsonRpcRefusal } from './rpc-http';
 import { pathOf, type Step } from './step';
 
 /** Paths never rate limited: probes and scrapes must work while a flood is refused. */
@@ -41,6 +42,7 @@ export function withLimits(opts: LimitsOptions): Step {
         const requestId = requestIdOf(res);
         const e = errors.publicError(error, requestId);
         if (path === '/graphql') errors.sendGraphQL(res, [errors.graphqlOf(e, requestId)], e.headers);
+        else if (path.startsWith('/rpc/')) sendJsonRpcRefusal(res, e);
         else errors.http(res, e);
         req.resume();
       },

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import type { Logger } from '../logger';
 import { AREA_BASE } from '../rest/routes';
 import type { Metrics } from './metrics';
+import { loggablePath } from './rpc-path';
 import { pathOf, type Step } from './step';
 
 /** Starts a request's bookkeeping once and returns its id (later calls return the same id). */
@@ -14,6 +15,7 @@ export const requestIdOf = (res: http.ServerResponse): string => res.getHeader('
 /** Area label for metrics, bounded to a few values. */
 function areaOf(path: string): string {
   if (path.startsWith('/graphql')) return 'graphql';
+  if (path.startsWith('/rpc/')) return 'rpc';
   for (const [area, base] of Object.entries(AREA_BASE)) if (path.startsWith(base)) return area;
   return ['/healthz', '/readyz', '/metrics'].includes(path) ? 'ops' : 'other';
 }
@@ -34,7 +36,13 @@ export function requestBookkeeping(metrics: Metrics, logger: Logger): BeginReque
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpRequests.observe({ area: areaOf(path), method: req.method, status: res.statusCode }, seconds);
       logger.info(
-        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 1000) },
+        {
+          requestId,
+          method: req.method,
+          path: loggablePath(path),
+          status: res.statusCode,
+          ms: Math.round(seconds * 1000),
+        },
         'request',
       );
     });

@@ -3,7 +3,7 @@ import { AppError } from '../../errors/app-error';
 import type { Session } from '../../auth/session';
 import type { Analytics, ApiKeyUsage, ContractUsage, DailyUsage, MethodUsage, UsageStats } from './analytics.types';
 import { BUCKET_COUNT, quantile } from './latency-histogram';
-import type { UsageRecorder } from './usage-recorder';
+import type { UsageKind, UsageRecorder } from './usage-recorder';
 
 /** SPEC.md, Limits: analytics window 1 to 90 days, default 14. */
 export const DEFAULT_DAYS = 14;
@@ -14,7 +14,7 @@ interface RollupRow {
   api_key_id: string;
   contract_id: string | null;
   method: string | null;
-  kind: 'query' | 'invoke';
+  kind: UsageKind;
   requests: string;
   errors: string;
   gas_used: string;
@@ -26,6 +26,7 @@ class Tally {
   requests = 0;
   queries = 0;
   invokes = 0;
+  rpc = 0;
   errors = 0;
   gas = 0n;
   latency = 0;
@@ -35,7 +36,8 @@ class Tally {
     const n = Number(r.requests);
     this.requests += n;
     if (r.kind === 'query') this.queries += n;
-    else this.invokes += n;
+    else if (r.kind === 'invoke') this.invokes += n;
+    else this.rpc += n;
     this.errors += Number(r.errors);
     this.gas += BigInt(r.gas_used);
     this.latency += Number(r.latency_sum_ms);
@@ -47,6 +49,7 @@ class Tally {
       requests: this.requests,
       queries: this.queries,
       invokes: this.invokes,
+      rpc: this.rpc,
       errors: this.errors,
       gasUsed: this.gas.toString(),
       avgLatencyMs: this.requests === 0 ? 0 : Math.round((this.latency / this.requests) * 100) / 100,

@@ -3,7 +3,9 @@ import { Field, Float, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'Gateway usage over a period.' })
 export class UsageStats {
-  @Field(() => GraphQLSafeInt, { description: 'Gateway calls made with one of the developer’s valid keys.' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Gateway and JSON-RPC door calls made with one of the developer’s valid keys.',
+  })
   requests!: number;
 
   @Field(() => GraphQLSafeInt, { description: 'Of which query calls, whatever the outcome.' })
@@ -12,7 +14,14 @@ export class UsageStats {
   @Field(() => GraphQLSafeInt, { description: 'Of which invoke calls, whatever the outcome.' })
   invokes!: number;
 
-  @Field(() => GraphQLSafeInt, { description: 'Calls answered with a status of 400 or more.' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Of which JSON-RPC door calls (each call of a batch counts), whatever the outcome.',
+  })
+  rpc!: number;
+
+  @Field(() => GraphQLSafeInt, {
+    description: 'Calls answered with a status of 400 or more (JSON-RPC door: answered with an error object).',
+  })
   errors!: number;
 
   @Field({ description: 'Gas used by invokes (decimal string).' })

@@ -1,2 +1,2 @@
 /** What the analytics module offers the other modules (the only file they may import from it). */
-export { UsageRecorder } from './usage-recorder';
+export { UsageRecorder, type UsageKind } from './usage-recorder';

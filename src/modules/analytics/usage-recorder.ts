@@ -2,13 +2,16 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '../../logger';
 import { BUCKET_COUNT, bucketOf } from './latency-histogram';
 
+/** What a call was: a gateway query or invoke, or a call of the JSON-RPC door (docs/api.md, "JSON-RPC door"). */
+export type UsageKind = 'query' | 'invoke' | 'rpc';
+
 /** One gateway call, as analytics counts it. */
 export interface GatewayCall {
   developerId: string;
   apiKeyId: string;
   contractId: string | null;
   method: string | null;
-  kind: 'query' | 'invoke';
+  kind: UsageKind;
   httpStatus: number;
   latencyMs: number;
   gasUsed: string | null;
@@ -39,7 +42,7 @@ interface CallGroup {
   apiKeyId: string;
   contractId: string | null;
   method: string | null;
-  kind: 'query' | 'invoke';
+  kind: UsageKind;
   /** UTC day: epoch milliseconds divided by one day. */
   dayIndex: number;
   statuses: number[];

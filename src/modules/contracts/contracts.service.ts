@@ -1,6 +1,7 @@
 import { Interface, concat, getAddress, keccak256 } from 'ethers';
 import type { DataSource } from 'typeorm';
 import { CHAIN_IDS, type Network } from '../../config';
+import { checksum } from '../../kernel/address';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
@@ -123,6 +124,11 @@ export class ContractService {
     const found = isUuid(id) ? await this.repo.findOneBy({ id }) : null;
     if (!found) throw new AppError('NOT_FOUND', 'No such contract');
     return found;
+  }
+
+  /** The portal contract deployed at `address` on `network`, if any (the address in any case). */
+  async deployedAt(network: Network, address: string): Promise<ContractEntity | null> {
+    return this.repo.findOneBy({ network, address: checksum(address), status: 'deployed' });
   }
 
   async get(id: string): Promise<Contract> {

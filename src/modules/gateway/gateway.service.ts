@@ -8,6 +8,7 @@ import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
 import type { Session } from '../../auth/session';
+import type { Network } from '../../config';
 import { RequestLimit } from '../../kernel/rate-limit';
 import type { UsageRecorder } from '../analytics';
 import type { ContractEntity } from '../contracts';
@@ -364,6 +365,28 @@ export class GatewayService {
 
   private rateLimit(keyId: string): Promise<void> {
     return this.keyLimit.consume(keyId);
+  }
+
+  /** Charges one call of `keyId` to the key's per-second budget (the JSON-RPC door's calls count as gateway calls). */
+  chargeKey(keyId: string): Promise<void> {
+    return this.keyLimit.consume(keyId);
+  }
+
+  /**
+   * An eth_call of `data` to `to` at the head the service knows, through the read cache (one node
+   * call per block and distinct call); at `latest`, uncached, while no head is known. `load` asks
+   * the node at the block it is given (undefined: latest).
+   */
+  async readAtHead(
+    network: Network,
+    to: string,
+    data: string,
+    load: (block: number | undefined) => Promise<string>,
+  ): Promise<string> {
+    const block = this.reads.heads.head(network);
+    return block === null
+      ? this.reads.cache.readLatest(network, to, data, () => load(undefined))
+      : this.reads.cache.read(network, block, to, data, () => load(block));
   }
 
   /** The contract, cached once it is deployed and registered (it cannot change after that). */

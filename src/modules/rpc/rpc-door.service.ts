@@ -1,0 +1,382 @@
+import { Transaction } from 'ethers';
+import { LRUCache } from 'lru-cache';
+import type { ApiKeyPrincipal } from '../../auth/authority';
+import type { Session } from '../../auth/session';
+import type { ChainRegistry } from '../../chain/chain-registry';
+import { CHAIN_IDS, type Network } from '../../config';
+import { isAppError, type AppError } from '../../errors/app-error';
+import { jsonRpcCodeOf } from '../../errors/error-codes';
+import { isAddressLike } from '../../kernel/address';
+import type { RequestLimit } from '../../kernel/rate-limit';
+import type { Logger } from '../../logger';
+import type { UsageRecorder } from '../analytics';
+import type { ContractService } from '../contracts';
+import type { GatewayService } from '../gateway';
+import {
+  CONTRACT_BOUND_METHODS,
+  MAINNET_SEND_REFUSED,
+  MAX_BATCH,
+  MAX_LOG_BLOCKS,
+  MAX_LOGS,
+  MAX_MESSAGE,
+  READ_METHODS,
+  SUBSCRIPTION_METHODS,
+  WRITE_METHODS,
+  methodNotFound,
+} from './rpc-methods';
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type JsonRpcResponse =
+  { jsonrpc: '2.0'; id: JsonRpcId; result: unknown } | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcError };
+
+/** What the HTTP face writes: always JSON, 200 unless the key or a limit refused the whole request. */
+export interface RpcAnswer {
+  status: number;
+  body: JsonRpcResponse | JsonRpcResponse[];
+  headers?: Record<string, string>;
+}
+
+interface Call {
+  id: JsonRpcId;
+  method: string;
+  params: unknown[];
+}
+
+/** The addresses a key restricted to contracts may aim at, on one network (empty: none). */
+type Restriction = ReadonlySet<string> | null;
+
+/** A node's error answer, carried through the read cache (never cached: only results are). */
+class NodeAnswerError extends Error {
+  constructor(readonly error: JsonRpcError) {
+    super(error.message);
+  }
+}
+
+const BLOCK_TAGS = new Set(['latest', 'pending', 'safe', 'finalized']);
+const HEX_QUANTITY = /^0x[0-9a-fA-F]{1,16}$/;
+const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
+
+const cut = (message: string) => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message);
+const failure = (id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message, ...(data === undefined ? {} : { data }) },
+});
+
+/** A JSON-RPC id as sent, or null for anything JSON-RPC does not allow as an id. */
+const idOf = (v: unknown): JsonRpcId =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null;
+
+/**
+ * The JSON-RPC door (docs/api.md, "JSON-RPC door"): standard Ethereum clients reach a network with
+ * an API key. The key's scopes and contract restriction decide which calls go through; limits and
+ * analytics count every call as the gateway's do; answers are the node's own, with reads at the
+ * head the service knows answered from the gateway's read cache.
+ */
+export class RpcDoorService {
+  /** Restricted keys' contract addresses by contract id (a deployed contract's address never changes). */
+  private readonly contractAddresses = new LRUCache<string, { network: Network; address: string }>({ max: 10_000 });
+
+  constructor(
+    private readonly chains: ChainRegistry,
+    private readonly contracts: ContractService,
+    private readonly gateway: GatewayService,
+    private readonly usage: UsageRecorder,
+    /** DEVELOPER_RATE_LIMIT: the edge charged the request once; a batch's other calls are charged here. */
+    private readonly developerLimit: RequestLimit,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Answers one HTTP request's body (`parsed: false`: it was not JSON). */
+  async answer(network: Network, body: unknown, parsed: boolean, session: Session): Promise<RpcAnswer> {
+    let principal: ApiKeyPrincipal;
+    try {
+      principal = await session.apiKey();
+    } catch (err) {
+      return this.refusal(err);
+    }
+    if (!parsed) return { status: 200, body: failure(null, -32700, 'parse error') };
+    const batch = Array.isArray(body);
+    const items: unknown[] = batch ? body : [body];
+    if (batch && items.length === 0) return { status: 200, body: failure(null, -32600, 'empty batch') };
+    if (items.length > MAX_BATCH) {
+      return { status: 200, body: failure(null, -32005, `batch too large: at most ${MAX_BATCH} calls per request`) };
+    }
+    try {
+      for (let i = 0; i < items.length; i++) {
+        await this.gateway.chargeKey(principal.keyId);
+        if (i > 0) await this.developerLimit.consume(principal.developerId);
+      }
+    } catch (err) {
+      return this.refusal(err);
+    }
+    const restriction = await this.restrictionOf(principal, network);
+    const answers = await Promise.all(items.map((item) => this.one(network, item, principal, restriction)));
+    return { status: 200, body: batch ? answers : answers[0]! };
+  }
+
+  /** A refusal of the whole request: 401 for the key, 429 over a limit, with a JSON-RPC error body. */
+  private refusal(err: unknown): RpcAnswer {
+    if (!isAppError(err)) throw err;
+    const e = err as AppError;
+    const status =
+      e.code === 'RATE_LIMITED' ? 429 : e.code === 'INVALID_API_KEY' || e.code === 'UNAUTHENTICATED' ? 401 : 400;
+    return { status, body: failure(null, jsonRpcCodeOf(e.code), e.message), headers: e.headers };
+  }
+
+  private async one(
+    network: Network,
+    item: unknown,
+    principal: ApiKeyPrincipal,
+    restriction: Restriction,
+  ): Promise<JsonRpcResponse> {
+    const started = performance.now();
+    let answer: JsonRpcResponse;
+    let method: string | null = null;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      answer = failure(null, -32600, 'invalid request');
+    } else {
+      const raw = item as Record<string, unknown>;
+      const id = idOf(raw.id);
+      if (raw.jsonrpc !== '2.0' || typeof raw.method !== 'string') {
+        answer = failure(id, -32600, 'invalid request');
+      } else if (raw.params !== undefined && !Array.isArray(raw.params)) {
+        answer = failure(id, -32602, 'non-array args');
+      } else {
+        method = raw.method.slice(0, 100);
+        answer = await this.call(
+          network,
+          { id, method, params: (raw.params as unknown[]) ?? [] },
+          principal,
+          restriction,
+        );
+      }
+    }
+    this.usage.record({
+      developerId: principal.developerId,
+      apiKeyId: principal.keyId,
+      contractId: null,
+      method,
+      kind: 'rpc',
+      httpStatus: 'error' in answer ? (answer.error.code === -32603 ? 502 : 400) : 200,
+      latencyMs: performance.now() - started,
+      gasUsed: null,
+      at: Date.now(),
+    });
+    return answer;
+  }
+
+  private async call(
+    network: Network,
+    call: Call,
+    principal: ApiKeyPrincipal,
+    restriction: Restriction,
+  ): Promise<JsonRpcResponse> {
+    const { id, method, params } = call;
+    const known = READ_METHODS.has(method) || WRITE_METHODS.has(method);
+    if (!known || SUBSCRIPTION_METHODS.has(method)) return failure(id, -32601, methodNotFound(method));
+    if (WRITE_METHODS.has(method) && !principal.scopes.includes('write')) {
+      return failure(id, -32003, `the API key lacks the "write" scope needed for ${method}`);
+    }
+    if (!WRITE_METHODS.has(method) && !principal.scopes.includes('read')) {
+      return failure(id, -32003, `the API key lacks the "read" scope needed for ${method}`);
+    }
+    try {
+      if (restriction && CONTRACT_BOUND_METHODS.has(method)) {
+        const refused = this.outsideRestriction(method, params, restriction);
+        if (refused) return failure(id, -32602, refused);
+      }
+      switch (method) {
+        case 'eth_chainId':
+          return { jsonrpc: '2.0', id, result: `0x${CHAIN_IDS[network].toString(16)}` };
+        case 'net_version':
+          return { jsonrpc: '2.0', id, result: String(CHAIN_IDS[network]) };
+        case 'eth_call':
+          return await this.ethCall(network, id, params, principal);
+        case 'eth_getLogs':
+          return await this.getLogs(network, id, params, principal);
+        case 'eth_sendRawTransaction': {
+          const refused = await this.sendRefusal(network, params, principal);
+          if (refused) return failure(id, refused.code, refused.message);
+          return await this.relay(network, id, method, params);
+        }
+        default:
+          return await this.relay(network, id, method, params, principal.developerId);
+      }
+    } catch (err) {
+      if (err instanceof NodeAnswerError) return failure(id, err.error.code, err.error.message, err.error.data);
+      if (isAppError(err)) return failure(id, jsonRpcCodeOf(err.code), cut(err.message));
+      this.logger.error({ err, method }, 'JSON-RPC door call failed');
+      return failure(id, -32603, 'internal error');
+    }
+  }
+
+  /** The node's answer, its error object kept (code, message cut to 4 KiB, data). */
+  private async relay(
+    network: Network,
+    id: JsonRpcId,
+    method: string,
+    params: unknown[],
+    group?: string,
+  ): Promise<JsonRpcResponse> {
+    const answer = await this.chains.relay(network, method, params, group);
+    if ('result' in answer) return { jsonrpc: '2.0', id, result: answer.result };
+    const { code, message, data } = answer.error;
+    return failure(id, typeof code === 'number' ? code : -32603, cut(String(message ?? 'error')), data);
+  }
+
+  /**
+   * eth_call: a plain call (to and data only) at `latest` is read at the head the service knows,
+   * through the gateway's read cache; anything else goes to the node as sent.
+   */
+  private async ethCall(
+    network: Network,
+    id: JsonRpcId,
+    params: unknown[],
+    principal: ApiKeyPrincipal,
+  ): Promise<JsonRpcResponse> {
+    const [tx, tag] = params;
+    const plain =
+      params.length <= 2 &&
+      (tag === undefined || tag === 'latest') &&
+      typeof tx === 'object' &&
+      tx !== null &&
+      Object.keys(tx).every((k) => k === 'to' || k === 'data' || k === 'input');
+    const { to, data, input } = (plain ? tx : {}) as Record<string, unknown>;
+    const payload = data ?? input;
+    if (
+      !plain ||
+      typeof to !== 'string' ||
+      !isAddressLike(to) ||
+      typeof payload !== 'string' ||
+      !HEX_DATA.test(payload)
+    ) {
+      return this.relay(network, id, 'eth_call', params, principal.developerId);
+    }
+    const result = await this.gateway.readAtHead(network, to.toLowerCase(), payload.toLowerCase(), async (block) => {
+      const tagAt = block === undefined ? 'latest' : `0x${block.toString(16)}`;
+      const answer = await this.chains.relay(
+        network,
+        'eth_call',
+        [{ to, data: payload }, tagAt],
+        principal.developerId,
+      );
+      if ('result' in answer) return String(answer.result);
+      const { code, message, data: revertData } = answer.error;
+      throw new NodeAnswerError({ code, message: cut(String(message ?? 'error')), data: revertData });
+    });
+    return { jsonrpc: '2.0', id, result };
+  }
+
+  /** eth_getLogs within 5,000 blocks (counted on the numbers asked) and 10,000 logs. */
+  private async getLogs(
+    network: Network,
+    id: JsonRpcId,
+    params: unknown[],
+    principal: ApiKeyPrincipal,
+  ): Promise<JsonRpcResponse> {
+    const filter = params[0];
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+      return failure(id, -32602, 'eth_getLogs takes a filter object');
+    }
+    const { fromBlock, toBlock, blockHash } = filter as Record<string, unknown>;
+    if (blockHash === undefined) {
+      let head: number | undefined;
+      const numberOf = async (v: unknown): Promise<number | null> => {
+        if (v === undefined || (typeof v === 'string' && BLOCK_TAGS.has(v))) {
+          head ??= Number(await this.blockNumber(network));
+          return head;
+        }
+        if (v === 'earliest') return 0;
+        if (typeof v === 'string' && HEX_QUANTITY.test(v)) return Number(BigInt(v));
+        return null;
+      };
+      const from = await numberOf(fromBlock);
+      const to = await numberOf(toBlock);
+      if (from === null || to === null)
+        return failure(id, -32602, 'fromBlock and toBlock must be block numbers or tags');
+      if (to - from + 1 > MAX_LOG_BLOCKS) {
+        return failure(id, -32005, `eth_getLogs is limited to a ${MAX_LOG_BLOCKS} block range`, {
+          limit: MAX_LOG_BLOCKS,
+          requested: to - from + 1,
+        });
+      }
+    }
+    const answer = await this.relay(network, id, 'eth_getLogs', params, principal.developerId);
+    if ('result' in answer && Array.isArray(answer.result) && answer.result.length > MAX_LOGS) {
+      return failure(id, -32005, `query returned more than ${MAX_LOGS} results`, { limit: MAX_LOGS });
+    }
+    return answer;
+  }
+
+  private async blockNumber(network: Network): Promise<bigint> {
+    const answer = await this.chains.relay(network, 'eth_blockNumber', []);
+    if (!('result' in answer)) throw new NodeAnswerError({ code: -32603, message: 'the node did not tell its head' });
+    return BigInt(String(answer.result));
+  }
+
+  /** Why a raw transaction may not be sent with this key on this network, if it may not. */
+  private async sendRefusal(
+    network: Network,
+    params: unknown[],
+    principal: ApiKeyPrincipal,
+  ): Promise<JsonRpcError | null> {
+    const to = this.rawTarget(params);
+    if (to === undefined) return { code: -32602, message: 'invalid raw transaction' };
+    if (network !== 'mainnet') return null;
+    if (to === null) return { code: -32003, message: MAINNET_SEND_REFUSED };
+    const contract = await this.contracts.deployedAt('mainnet', to);
+    if (!contract || contract.ownerId !== principal.developerId) return { code: -32003, message: MAINNET_SEND_REFUSED };
+    return null;
+  }
+
+  /** The target of a raw transaction (null for a creation), or undefined when it cannot be read. */
+  private rawTarget(params: unknown[]): string | null | undefined {
+    const [raw] = params;
+    if (typeof raw !== 'string' || !HEX_DATA.test(raw) || raw.length > 2 * 1024 * 1024) return undefined;
+    try {
+      return Transaction.from(raw).to;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The reason a contract-bound call is outside the key's contracts, if it is. */
+  private outsideRestriction(method: string, params: unknown[], allowed: ReadonlySet<string>): string | null {
+    const refusal = 'the API key is restricted to other contracts';
+    const inside = (address: unknown) => typeof address === 'string' && allowed.has(address.toLowerCase());
+    if (method === 'eth_call' || method === 'eth_estimateGas') {
+      const tx = params[0];
+      return typeof tx === 'object' && tx !== null && inside((tx as Record<string, unknown>).to) ? null : refusal;
+    }
+    if (method === 'eth_sendRawTransaction') {
+      const to = this.rawTarget(params);
+      return to === undefined ? 'invalid raw transaction' : inside(to) ? null : refusal;
+    }
+    // eth_getLogs: every address of the filter, and at least one.
+    const filter = params[0];
+    const address = typeof filter === 'object' && filter !== null ? (filter as Record<string, unknown>).address : null;
+    const addresses = Array.isArray(address) ? address : address === undefined || address === null ? [] : [address];
+    return addresses.length > 0 && addresses.every(inside) ? null : refusal;
+  }
+
+  /** The addresses of the key's contracts on `network` (lower case), or null when the key is not restricted. */
+  private async restrictionOf(principal: ApiKeyPrincipal, network: Network): Promise<Restriction> {
+    if (!principal.contractId) return null;
+    let known = this.contractAddresses.get(principal.contractId);
+    if (!known) {
+      const contract = await this.contracts.require(principal.contractId).catch(() => null);
+      if (!contract?.address || contract.status !== 'deployed') return new Set();
+      known = { network: contract.network, address: contract.address.toLowerCase() };
+      this.contractAddresses.set(principal.contractId, known);
+    }
+    return known.network === network ? new Set([known.address]) : new Set();
+  }
+}
