@@ -21,7 +21,8 @@ import { ReadCache } from '../modules/gateway/read-cache';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
 import { ProjectService } from '../modules/projects/projects.service';
-import { RpcDoorService } from '../modules/rpc';
+import { RpcDoorService, RpcSubscriptions } from '../modules/rpc';
+import type { NetworkName } from '../kernel/network-name';
 import { TransactionRecords, TransactionService, type TransactionStatusSink } from '../modules/transactions';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
@@ -136,7 +137,16 @@ export function createServices(deps: {
       }),
     },
   );
-  const rpc = new RpcDoorService(deps.chains, contracts, gateway, usage, limits.developer, deps.logger);
+  const rpc = new RpcDoorService(
+    deps.chains,
+    contracts,
+    gateway,
+    usage,
+    limits.developer,
+    // eth_subscribe follows the blocks the explorer's watcher publishes (liveBlocks' feed).
+    new RpcSubscriptions(deps.chains, (network) => explorer.blocks.subscribeLiveBlocks(network as NetworkName)),
+    deps.logger,
+  );
   const analytics = new AnalyticsService(deps.ds, usage);
   const webhooks = new WebhookService(
     deps.ds,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Transaction } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyPrincipal } from '../../auth/authority';
@@ -24,6 +25,37 @@ import {
   WRITE_METHODS,
   methodNotFound,
 } from './rpc-methods';
+import type { LogFilter, RpcSubscriptions } from './rpc-subscriptions';
+
+/** Subscriptions one WebSocket connection of the door may hold (as GraphQL's, docs/api.md §"GraphQL specifics"). */
+export const MAX_SUBSCRIPTIONS = 100;
+
+/** A notification of a subscription, as geth sends it. */
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: 'eth_subscription';
+  params: { subscription: string; result: unknown };
+}
+
+/** One WebSocket connection of the door: its calls and its subscriptions. */
+export interface RpcSocket {
+  /** The answer to one message (a request or a batch). */
+  message(body: unknown, parsed: boolean): Promise<JsonRpcResponse | JsonRpcResponse[]>;
+  /** Ends every subscription of the connection. */
+  close(): void;
+}
+
+/** What a connection is told: notifications, and the end of the connection (the key was revoked). */
+export interface RpcSocketPeer {
+  /** Sends a notification; false when the connection cannot take more (it is then closed). */
+  push(notification: JsonRpcNotification): boolean;
+  end(code: number, reason: string): void;
+}
+
+/** The subscriptions of one connection. */
+class SocketSubscriptions {
+  readonly running = new Map<string, AsyncGenerator<unknown>>();
+}
 
 export type JsonRpcId = string | number | null;
 
@@ -47,6 +79,13 @@ interface Call {
   id: JsonRpcId;
   method: string;
   params: unknown[];
+}
+
+/** A WebSocket connection's part in answering its messages. */
+interface SocketContext {
+  subs: SocketSubscriptions;
+  peer: RpcSocketPeer;
+  closed: () => boolean;
 }
 
 /** The addresses a key restricted to contracts may aim at, on one network (empty: none). */
@@ -91,11 +130,45 @@ export class RpcDoorService {
     private readonly usage: UsageRecorder,
     /** DEVELOPER_RATE_LIMIT: the edge charged the request once; a batch's other calls are charged here. */
     private readonly developerLimit: RequestLimit,
+    private readonly subscriptions: RpcSubscriptions,
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Opens a WebSocket connection of the door for the key `session` presents (its refusal, an
+   * AppError, answers the upgrade). Each message is checked and answered as an HTTP request would
+   * be, the key checked again; `eth_subscribe` starts a feed that `peer` is pushed.
+   */
+  async openSocket(network: Network, session: Session, peer: RpcSocketPeer): Promise<RpcSocket> {
+    await session.apiKey();
+    const subs = new SocketSubscriptions();
+    let closed = false;
+    const close = () => {
+      closed = true;
+      for (const feed of subs.running.values()) void feed.return(undefined);
+      subs.running.clear();
+    };
+    return {
+      message: async (body, parsed) => {
+        const answer = await this.answer(network, body, parsed, session.renewed(), {
+          subs,
+          peer,
+          closed: () => closed,
+        });
+        return answer.body;
+      },
+      close,
+    };
+  }
+
   /** Answers one HTTP request's body (`parsed: false`: it was not JSON). */
-  async answer(network: Network, body: unknown, parsed: boolean, session: Session): Promise<RpcAnswer> {
+  async answer(
+    network: Network,
+    body: unknown,
+    parsed: boolean,
+    session: Session,
+    socket?: SocketContext,
+  ): Promise<RpcAnswer> {
     let principal: ApiKeyPrincipal;
     try {
       principal = await session.apiKey();
@@ -118,7 +191,9 @@ export class RpcDoorService {
       return this.refusal(err);
     }
     const restriction = await this.restrictionOf(principal, network);
-    const answers = await Promise.all(items.map((item) => this.one(network, item, principal, restriction)));
+    const answers = await Promise.all(
+      items.map((item) => this.one(network, item, principal, restriction, socket && { ...socket, session })),
+    );
     return { status: 200, body: batch ? answers : answers[0]! };
   }
 
@@ -136,6 +211,7 @@ export class RpcDoorService {
     item: unknown,
     principal: ApiKeyPrincipal,
     restriction: Restriction,
+    socket?: SocketContext & { session: Session },
   ): Promise<JsonRpcResponse> {
     const started = performance.now();
     let answer: JsonRpcResponse;
@@ -215,6 +291,96 @@ export class RpcDoorService {
       if (isAppError(err)) return failure(id, jsonRpcCodeOf(err.code), cut(err.message));
       this.logger.error({ err, method }, 'JSON-RPC door call failed');
       return failure(id, -32603, 'internal error');
+    }
+  }
+
+  /** `eth_subscribe` and `eth_unsubscribe` on a WebSocket connection. */
+  private async subscription(
+    network: Network,
+    call: Call,
+    principal: ApiKeyPrincipal,
+    restriction: Restriction,
+    socket: SocketContext & { session: Session },
+  ): Promise<JsonRpcResponse> {
+    const { id, method, params } = call;
+    const { subs } = socket;
+    if (!principal.scopes.includes('read'))
+      return failure(id, -32003, `the API key lacks the "read" scope needed for ${method}`);
+    if (method === 'eth_unsubscribe') {
+      const feed = typeof params[0] === 'string' ? subs.running.get(params[0]) : undefined;
+      if (feed) {
+        subs.running.delete(params[0] as string);
+        void feed.return(undefined);
+      }
+      return { jsonrpc: '2.0', id, result: feed !== undefined };
+    }
+    if (subs.running.size >= MAX_SUBSCRIPTIONS) {
+      return failure(id, -32005, `at most ${MAX_SUBSCRIPTIONS} subscriptions on one connection`);
+    }
+    const [kind, options] = params;
+    const opts = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
+    let fromBlock: number | undefined;
+    if (opts.fromBlock !== undefined) {
+      if (typeof opts.fromBlock !== 'string' || !HEX_QUANTITY.test(opts.fromBlock)) {
+        return failure(id, -32602, 'fromBlock must be a hex block number');
+      }
+      fromBlock = Number(BigInt(opts.fromBlock));
+    }
+    let feed: AsyncGenerator<unknown>;
+    if (kind === 'newHeads') {
+      feed = this.subscriptions.newHeads(network, fromBlock);
+    } else if (kind === 'logs') {
+      const filter: LogFilter = {};
+      if (opts.address !== undefined) filter.address = opts.address as LogFilter['address'];
+      if (opts.topics !== undefined) filter.topics = opts.topics as LogFilter['topics'];
+      const addresses = Array.isArray(filter.address)
+        ? filter.address
+        : filter.address === undefined
+          ? []
+          : [filter.address];
+      if (!addresses.every((a) => typeof a === 'string' && isAddressLike(a))) {
+        return failure(id, -32602, 'address must be an address or a list of addresses');
+      }
+      if (restriction && (addresses.length === 0 || !addresses.every((a) => restriction.has(a.toLowerCase())))) {
+        return failure(id, -32602, 'the API key is restricted to other contracts');
+      }
+      feed = this.subscriptions.logs(network, filter, fromBlock);
+    } else {
+      return failure(
+        id,
+        -32602,
+        `unsupported subscription: ${String(kind).slice(0, 64)}; newHeads and logs are served`,
+      );
+    }
+    const subscription = `0x${randomBytes(16).toString('hex')}`;
+    subs.running.set(subscription, feed);
+    void this.pump(subscription, feed, socket);
+    return { jsonrpc: '2.0', id, result: subscription };
+  }
+
+  /** Pushes a feed's items to the connection while the key stays valid and the peer keeps up. */
+  private async pump(
+    subscription: string,
+    feed: AsyncGenerator<unknown>,
+    socket: SocketContext & { session: Session },
+  ) {
+    try {
+      for await (const result of feed) {
+        if (socket.closed() || !socket.subs.running.has(subscription)) return;
+        try {
+          await socket.session.renewed().apiKey();
+        } catch {
+          socket.peer.end(1008, 'the API key is no longer valid');
+          return;
+        }
+        if (!socket.peer.push({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription, result } })) return;
+      }
+    } catch (err) {
+      socket.subs.running.delete(subscription);
+      if (socket.closed()) return;
+      const reason = isAppError(err) ? err.message : 'the subscription failed';
+      if (!isAppError(err)) this.logger.error({ err }, 'JSON-RPC subscription failed');
+      socket.peer.end(1011, cut(reason).slice(0, 120));
     }
   }
 
