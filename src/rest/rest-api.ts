@@ -325,6 +325,11 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') res.setHeader(key, value);
       });
+      if (response.ok && appContext.acceptedBody) {
+        // Accepted for later (Prefer: respond-async): 202 with the record to follow, not the result.
+        res.status(202).send(JSON.stringify(appContext.acceptedBody));
+        return;
+      }
       const omit = response.ok ? omissionsFor(req.method, url.pathname) : undefined;
       if (omit) {
         const answer: unknown = await response.json();
