@@ -103,7 +103,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Signed HTTP notifications of a developer’s events',
   Gateway: 'Read and write deployed, registered contracts with an API key',
   'Contract events': 'Decoded events of a contract',
-  Transactions: 'Transaction records and transactions with their receipts',
+  Transactions: 'Transaction records of invokes, deployments and faucet drips',
   Analytics: 'Gateway usage',
   Blocks: 'Blocks of a network',
   Addresses: 'Balances, code and activity of an address',
@@ -112,6 +112,11 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Verified assets': 'Verified mainnet token assets',
   'Developer portal': 'Developer portal',
   Explorer: 'Block explorer',
+};
+
+/** Where the explorer's tag of the same name means something else. */
+const EXPLORER_TAG_DESCRIPTIONS: Record<string, string> = {
+  Transactions: 'Transactions with their receipts and logs',
 };
 
 /** The tag of a route's operation (TAG_RULES). */
@@ -497,7 +502,11 @@ export function buildOpenApiDocument(opts: {
       ...(opts.servers[0] ? { contact: { name: 'Developer portal', url: opts.servers[0] } } : {}),
     },
     servers: opts.servers.map((url) => ({ url })),
-    tags: tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: tags.map((name) => ({
+      name,
+      description:
+        (opts.area === 'explorer' ? EXPLORER_TAG_DESCRIPTIONS[name] : undefined) ?? TAG_DESCRIPTIONS[name] ?? name,
+    })),
     paths,
     components: {
       schemas: referencedOnly(schemasOut, paths),
