@@ -462,3 +462,104 @@ describe('GraphQL', () => {
     expect(Wallet.createRandom().address).toBeTruthy();
   });
 });
+
+describe('deploy with Prefer: respond-async (docs/api.md, Contracts)', () => {
+  const ASYNC = { prefer: 'respond-async' };
+  const deployAsync = (body: Record<string, unknown>, token = dev.token) =>
+    api.post('/api/devportal/contracts/deploy', body, { token, headers: ASYNC });
+
+  /** Polls a contract until it leaves `deploying`. */
+  async function landed(id: string) {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const res = await api.get(`/api/devportal/contracts/${id}`);
+      expect(res.status).toBe(200);
+      if (res.body.status !== 'deploying') return res.body;
+      if (Date.now() > until) throw new Error(`contract ${id} still deploying`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Polls the deployment's transaction record until it leaves queued and pending. */
+  async function settled(id: string) {
+    const until = Date.now() + 90_000;
+    for (;;) {
+      const res = await api.get(`/api/devportal/transactions/${id}`, { token: dev.token });
+      expect(res.status).toBe(200);
+      if (!['queued', 'pending'].includes(res.body.status)) return res.body;
+      if (Date.now() > until) throw new Error(`transaction ${id} still ${res.body.status}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  it('answers 202 {transactionId, status: queued}; the record ends success and the contract becomes deployed', async () => {
+    const res = await deployAsync({ source: TOKEN_SOURCE, constructorArgs: ['5000'], name: 'Async Token' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ transactionId: expect.any(String), status: 'queued' });
+    const record = await settled(res.body.transactionId);
+    expect(record).toMatchObject({
+      kind: 'deploy',
+      network: 'testnet',
+      status: 'success',
+      contractId: expect.any(String),
+      txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    // The contract's status follows its record once mined (settled by the same code as a synchronous deploy).
+    const contract = await landed(record.contractId);
+    expect(contract).toMatchObject({
+      name: 'Async Token',
+      status: 'deployed',
+      ownerId: dev.developerId,
+      deployTxHash: record.txHash,
+      blockNumber: record.blockNumber,
+    });
+    const provider = providerOf(stack, 'testnet');
+    const iface = new Interface(contract.abi);
+    const [balance] = iface.decodeFunctionResult(
+      'balanceOf',
+      await provider.call({
+        to: contract.address,
+        data: iface.encodeFunctionData('balanceOf', [dev.walletAddress]),
+      }),
+    );
+    expect(balance).toBe(5000n);
+  });
+
+  it('still refuses at once what a synchronous deploy refuses (compile, revert, arguments, funds), storing nothing', async () => {
+    const before = await rows<{ n: string }>('SELECT count(*) AS n FROM contracts');
+    const records = await rows<{ n: string }>(`SELECT count(*) AS n FROM transaction_records WHERE kind = 'deploy'`);
+    const broken = await deployAsync({ source: 'contract X {' });
+    expect([broken.status, broken.body.error.code]).toEqual([422, 'COMPILATION_FAILED']);
+    const reverted = await deployAsync({ source: PICKY_SOURCE, constructorArgs: [50, ''] });
+    expect([reverted.status, reverted.body.error.code]).toEqual([422, 'EXECUTION_REVERTED']);
+    const badArgs = await deployAsync({ source: PICKY_SOURCE, constructorArgs: ['not a number', 'x'] });
+    expect([badArgs.status, badArgs.body.error.code]).toEqual([400, 'INVALID_ARGUMENT']);
+    const poor = await login(api, stack.ca);
+    const unfunded = await deployAsync({ source: COUNTER_SOURCE }, poor.token);
+    expect([unfunded.status, unfunded.body.error.code]).toEqual([422, 'INSUFFICIENT_FUNDS']);
+    expect(await rows('SELECT count(*) AS n FROM contracts')).toEqual(before);
+    expect(await rows(`SELECT count(*) AS n FROM transaction_records WHERE kind = 'deploy'`)).toEqual(records);
+  });
+
+  it('answers a mainnet deployment 201 compiled as ever: nothing is sent before approval', async () => {
+    const res = await deployAsync({ source: COUNTER_SOURCE, network: 'mainnet' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'compiled', network: 'mainnet', address: null, deployTxHash: null });
+  });
+
+  it('answers GraphQL with the contract still deploying, which then becomes deployed', async () => {
+    const res = await api.graphql(
+      `mutation($input: DeployContractInput!) { deployContract(input: $input) { id status address deployTxHash } }`,
+      { input: { source: COUNTER_SOURCE } },
+      { token: dev.token, headers: ASYNC },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    const answered = res.body.data.deployContract;
+    expect(answered).toMatchObject({ status: 'deploying', address: null });
+    expect(await landed(answered.id)).toMatchObject({
+      status: 'deployed',
+      address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+    });
+  });
+});

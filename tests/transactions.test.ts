@@ -235,6 +235,32 @@ describe('transaction records', () => {
     expect((await invoke('bump')).body.status).toBe('success');
   }, 60_000);
 
+  it('ends an accepted deployment the node refuses as failed, record and contract alike, with the node’s reason', async () => {
+    front().inject({ kind: 'refuse', ...BESU_ERRORS.gasPriceTooLow });
+    const res = await api.post(
+      '/api/devportal/contracts/deploy',
+      { source: ONCE_SOURCE },
+      {
+        token: dev.token,
+        headers: ASYNC,
+      },
+    );
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ transactionId: expect.any(String), status: 'queued' });
+    const record = await settled(res.body.transactionId, { token: dev.token });
+    expect(record).toMatchObject({ kind: 'deploy', status: 'failed', txHash: null, blockNumber: null });
+    expect(record.error).toContain(BESU_ERRORS.gasPriceTooLow.message);
+    expect(statusesOf(res.body.transactionId)).toEqual(['queued', 'pending', 'failed']);
+    const until = Date.now() + 10_000;
+    let contract = (await api.get(`/api/devportal/contracts/${record.contractId}`)).body;
+    while (contract.status === 'deploying' && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      contract = (await api.get(`/api/devportal/contracts/${record.contractId}`)).body;
+    }
+    expect(contract).toMatchObject({ status: 'failed', address: null });
+    expect(contract.statusReason).toContain(BESU_ERRORS.gasPriceTooLow.message);
+  }, 60_000);
+
   it('keeps a refused synchronous invoke as a failed record (422, not a lost row)', async () => {
     front().inject({ kind: 'refuse', ...BESU_ERRORS.gasPriceTooLow });
     const before = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM transaction_records WHERE kind = 'invoke'`);

@@ -118,6 +118,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     services.tracker.start();
     onClose('transaction tracker', () => services.tracker.stop());
     onClose('accepted invokes', () => services.gateway.drain());
+    onClose('accepted deployments', () => services.contracts.drain());
     // Stopped after the HTTP server (no new webhooks) and before the database: claims in flight are given back.
     services.webhookWorker.start();
     onClose('webhook deliveries', () => services.webhookWorker.stop());

@@ -18,5 +18,10 @@ export interface RequestContext {
    * REST answers it 202 with the fields that are set.
    */
   accepted?: boolean;
+  /**
+   * REST's 202 body for a request accepted for later whose result is not the answer (a deployment:
+   * its transaction record to follow, not the contract).
+   */
+  acceptedBody?: Record<string, unknown>;
   logger: Logger;
 }

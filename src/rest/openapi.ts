@@ -65,6 +65,98 @@ function markNullableFields(schemas: Record<string, unknown>, outputTypes: Reado
   }
 }
 
+/**
+ * Operation tags by path (under the area's base), first match wins: the sections of docs/api.md.
+ * A route no pattern names gets its area's tag, so every operation has a defined tag.
+ */
+const TAG_RULES: ReadonlyArray<{ area: RestArea; pattern: RegExp; tag: string }> = [
+  { area: 'devportal', pattern: /^\/auth\//, tag: 'Authentication' },
+  { area: 'devportal', pattern: /^\/contracts\/\{id\}\/(query|invoke)\//, tag: 'Gateway' },
+  { area: 'devportal', pattern: /^\/contracts\/\{id\}\/events$/, tag: 'Contract events' },
+  { area: 'devportal', pattern: /^\/admin\/contracts/, tag: 'Mainnet approval' },
+  { area: 'devportal', pattern: /^(\/developers\/\{id\})?\/contracts/, tag: 'Contracts' },
+  {
+    area: 'devportal',
+    pattern: /^(\/wallets\/|\/faucet\/|\/developers\/\{id\}\/wallet-history)/,
+    tag: 'Wallet and faucet',
+  },
+  { area: 'devportal', pattern: /api-keys/, tag: 'API keys' },
+  { area: 'devportal', pattern: /webhooks/, tag: 'Webhooks' },
+  { area: 'devportal', pattern: /^\/transactions\//, tag: 'Transactions' },
+  { area: 'devportal', pattern: /\/analytics$/, tag: 'Analytics' },
+  { area: 'devportal', pattern: /^(\/developers\/\{id\}|\/projects)$/, tag: 'Developers and projects' },
+  { area: 'explorer', pattern: /^\/(live-blocks|block\/)/, tag: 'Blocks' },
+  { area: 'explorer', pattern: /^\/tx\//, tag: 'Transactions' },
+  { area: 'explorer', pattern: /^\/address\//, tag: 'Addresses' },
+  { area: 'explorer', pattern: /^\/search$/, tag: 'Search' },
+  { area: 'explorer', pattern: /^\/network-status$/, tag: 'Network' },
+  { area: 'explorer', pattern: /^\/verified-assets\//, tag: 'Verified assets' },
+];
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Authentication: 'Login by electronic digital signature, profile and logout',
+  'Developers and projects': 'Developer profile and projects',
+  'Wallet and faucet': 'Balances, the custodial wallet’s history and test coins',
+  Contracts: 'Compile, deploy and register contracts; their generated API documents',
+  'Mainnet approval': 'Administrators review mainnet deployments',
+  'API keys': 'Keys for the contract gateway',
+  Webhooks: 'Signed HTTP notifications of a developer’s events',
+  Gateway: 'Read and write deployed, registered contracts with an API key',
+  'Contract events': 'Decoded events of a contract',
+  Transactions: 'Transaction records of invokes, deployments and faucet drips',
+  Analytics: 'Gateway usage',
+  Blocks: 'Blocks of a network',
+  Addresses: 'Balances, code and activity of an address',
+  Search: 'Search by number, hash, address or name',
+  Network: 'Health and progress of a network and its index',
+  'Verified assets': 'Verified mainnet token assets',
+  'Developer portal': 'Developer portal',
+  Explorer: 'Block explorer',
+};
+
+/** Where the explorer's tag of the same name means something else. */
+const EXPLORER_TAG_DESCRIPTIONS: Record<string, string> = {
+  Transactions: 'Transactions with their receipts and logs',
+};
+
+/** The tag of a route's operation (TAG_RULES). */
+function tagOf(route: RestRoute): string {
+  return (
+    TAG_RULES.find((r) => r.area === route.area && r.pattern.test(route.path))?.tag ??
+    (route.area === 'devportal' ? 'Developer portal' : 'Explorer')
+  );
+}
+
+/**
+ * `Prefer: respond-async` (RFC 7240), honoured by these operations (by operationId): answered 202
+ * with the record to follow (docs/api.md, Gateway and Contracts).
+ */
+const ASYNC_OPERATIONS: Record<string, string> = {
+  invokeContract:
+    '`respond-async`: answer 202 `{"transactionId", "status": "queued"}` once every check has passed, ' +
+    'without waiting for the transaction to be sent or mined; follow it with GET /api/devportal/transactions/{id}.',
+  deployContract:
+    '`respond-async`: on testnet, answer 202 `{"transactionId", "status": "queued"}` once the sources ' +
+    'compiled and every check has passed, without waiting for the deployment to be sent or mined; the ' +
+    'record (GET /api/devportal/transactions/{id}) names the contract in `contractId`, whose status moves ' +
+    'from deploying to deployed or failed. A mainnet deployment waits for approval and answers 201 as ever.',
+};
+
+/** The 202 body of an operation accepted for later (`Prefer: respond-async`). */
+const ACCEPTED_SCHEMA = {
+  type: 'object',
+  description: 'Accepted for later (Prefer: respond-async): the transaction record to follow',
+  required: ['transactionId', 'status'],
+  properties: {
+    transactionId: {
+      type: 'string',
+      format: 'uuid',
+      description: 'Id of the transaction record (GET /api/devportal/transactions/{id})',
+    },
+    status: { type: 'string', enum: ['queued'], description: 'Always `queued`: accepted, nothing signed yet' },
+  },
+};
+
 const TITLES: Record<RestArea, string> = {
   devportal: 'Developer portal and contract gateway',
   explorer: 'Explorer',
@@ -248,6 +340,8 @@ export function buildOpenApiDocument(opts: {
   inputTypes: Map<string, string>;
   /** Arguments with a default value, by field: optional for clients whatever their GraphQL type. */
   defaultedArgs?: Map<string, string[]>;
+  /** Descriptions of the GraphQL fields, by `Query.name` / `Mutation.name`. */
+  descriptions?: Map<string, string>;
   /** Object (output) types, whose nullable fields answer null. */
   outputTypes?: ReadonlySet<string>;
   servers: string[];
@@ -264,7 +358,9 @@ export function buildOpenApiDocument(opts: {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     op.operationId = route.field.split('.')[1];
     op.summary = route.summary;
-    op.tags = [opts.area];
+    op.tags = [tagOf(route)];
+    // The GraphQL field's description (SOFA sets it on mutations only), else the summary.
+    op.description ||= opts.descriptions?.get(route.field) || route.summary;
     op.security = SECURITY[route.auth];
     const defaulted = opts.defaultedArgs?.get(route.field) ?? [];
     // A POST takes its arguments in the JSON body; SOFA also lists them as query parameters.
@@ -317,20 +413,26 @@ export function buildOpenApiDocument(opts: {
           'the same key with another body → 422 IDEMPOTENCY_KEY_REUSED; while the first is in flight → 409.',
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       });
+    }
+    const asyncNote = ASYNC_OPERATIONS[op.operationId!];
+    if (asyncNote) {
       op.parameters.push({
         name: 'Prefer',
         in: 'header',
         required: false,
-        description:
-          '`respond-async`: answer 202 `{"transactionId": "<uuid>", "status": "queued"}` once every check has ' +
-          'passed, without waiting for the transaction to be sent or mined; follow it with GET /transactions/{id}. ' +
-          '(The 202 is left out of the responses below so that generated clients keep one success type.)',
-        schema: { type: 'string' },
+        description: asyncNote,
+        schema: { type: 'string', example: 'respond-async' },
       });
     }
     const ok = successStatus(route);
     const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
     op.responses = { [ok]: success };
+    if (asyncNote) {
+      op.responses['202'] = {
+        description: 'Accepted for later (`Prefer: respond-async`): sent and followed in the background',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/AcceptedTransaction' } } },
+      };
+    }
     if (route.asHeaders) moveFieldsToHeaders(success as OpenApiResponse, route.asHeaders, generated.components.schemas);
     for (const status of errorStatuses(route)) {
       op.responses[status] = errorResponse(
@@ -360,43 +462,82 @@ export function buildOpenApiDocument(opts: {
       op.responses = fixSchema(op.responses, schemas) as OpenApiOperation['responses'];
     }
   }
+  const schemasOut: Record<string, unknown> = {
+    // The root operation types are SOFA's bookkeeping, not shapes any route sends or returns.
+    ...Object.fromEntries(
+      Object.entries(generated.components.schemas).filter(
+        ([name]) => !['Query', 'Mutation', 'Subscription'].includes(name),
+      ),
+    ),
+    Error: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+            message: { type: 'string' },
+            details: { type: 'object', additionalProperties: true },
+          },
+        },
+      },
+    },
+    AcceptedTransaction: ACCEPTED_SCHEMA,
+  };
+  const operations = Object.values(paths).flatMap((ops) => Object.values(ops));
+  // Only the schemes some operation names: a public document offers no credentials to enter.
+  const usedSchemes = new Set(operations.flatMap((op) => (op.security ?? []).flatMap((req) => Object.keys(req))));
+  const securitySchemes = Object.fromEntries(
+    Object.entries(SECURITY_SCHEMES).filter(([name]) => usedSchemes.has(name)),
+  );
+  const tags = [...new Set(operations.flatMap((op) => op.tags ?? []))];
   return {
     openapi: '3.0.3',
     info: {
       title: TITLES[opts.area],
       version: '1.0.0',
       description: `REST API under ${base}. Errors are {"error": {"code", "message", "details"?}}.`,
+      ...(opts.servers[0] ? { contact: { name: 'Developer portal', url: opts.servers[0] } } : {}),
     },
     servers: opts.servers.map((url) => ({ url })),
+    tags: tags.map((name) => ({
+      name,
+      description:
+        (opts.area === 'explorer' ? EXPLORER_TAG_DESCRIPTIONS[name] : undefined) ?? TAG_DESCRIPTIONS[name] ?? name,
+    })),
     paths,
     components: {
-      schemas: {
-        // The root operation types are SOFA's bookkeeping, not shapes any route sends or returns.
-        ...Object.fromEntries(
-          Object.entries(generated.components.schemas).filter(
-            ([name]) => !['Query', 'Mutation', 'Subscription'].includes(name),
-          ),
-        ),
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-                message: { type: 'string' },
-                details: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-        },
-      },
-      securitySchemes: {
-        BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-      },
+      schemas: referencedOnly(schemasOut, paths),
+      ...(Object.keys(securitySchemes).length > 0 ? { securitySchemes } : {}),
     },
   };
+}
+
+const SECURITY_SCHEMES: Record<string, unknown> = {
+  BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+  ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+};
+
+/**
+ * The schemas the paths reach, directly or through other schemas: enums SOFA also inlines where
+ * they are used (ApiKeyScope, TransactionStatus, ...) would otherwise stand unused.
+ */
+function referencedOnly(schemas: Record<string, unknown>, paths: unknown): Record<string, unknown> {
+  const kept = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    if (typeof node.$ref === 'string') {
+      const name = node.$ref.replace('#/components/schemas/', '');
+      if (!kept.has(name) && name in schemas) {
+        kept.add(name);
+        visit(schemas[name]);
+      }
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'enum') visit(v);
+  };
+  visit(paths);
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => kept.has(name)));
 }

@@ -168,12 +168,15 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
 
   const inputTypes = new Map<string, string>();
   const defaultedArgs = new Map<string, string[]>();
+  const descriptions = new Map<string, string>();
   for (const r of routes) {
     const [op, name] = r.field.split('.') as [string, string];
     const root = op === 'Query' ? schema.getQueryType() : schema.getMutationType();
     const inputArg = root?.getFields()[name]?.args.find((a) => a.name === 'input');
     const named = inputArg && getNamedType(inputArg.type);
     if (named && isInputObjectType(named)) inputTypes.set(r.field, named.name);
+    const description = root?.getFields()[name]?.description;
+    if (description) descriptions.set(r.field, description);
     const args = root?.getFields()[name]?.args ?? [];
     defaultedArgs.set(
       r.field,
@@ -186,6 +189,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     routes,
     inputTypes,
     defaultedArgs,
+    descriptions,
     outputTypes: new Set(objectTypes),
     servers: opts.servers,
   });
@@ -321,6 +325,11 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') res.setHeader(key, value);
       });
+      if (response.ok && appContext.acceptedBody) {
+        // Accepted for later (Prefer: respond-async): 202 with the record to follow, not the result.
+        res.status(202).send(JSON.stringify(appContext.acceptedBody));
+        return;
+      }
       const omit = response.ok ? omissionsFor(req.method, url.pathname) : undefined;
       if (omit) {
         const answer: unknown = await response.json();

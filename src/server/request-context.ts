@@ -13,6 +13,7 @@ class Context implements RequestContext {
   /** `Prefer: respond-async`: the caller asked to be answered before the work is done (API.md §12). */
   readonly respondAsync: boolean;
   accepted?: boolean;
+  acceptedBody?: Record<string, unknown>;
   readonly session: Session;
   private requestLogger?: Logger;
 

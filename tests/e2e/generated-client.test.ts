@@ -95,10 +95,12 @@ function expectGeneratorReady(doc: OpenApiDoc): void {
       const query = (op.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
       expect({ where, query }).toEqual({ where, query: [] });
     }
+    // One success status, plus the 202 where the operation honours Prefer: respond-async.
+    const prefer = (op.parameters ?? []).some((x) => x.name === 'Prefer' || x.$ref?.endsWith('/Prefer'));
     const success = Object.entries(op.responses ?? {}).filter(([s]) => /^2\d\d$/.test(s));
     expect({ where, success: success.map(([s]) => s) }).toEqual({
       where,
-      success: [method === 'post' ? '201' : '200'],
+      success: [method === 'post' ? '201' : '200', ...(prefer ? ['202'] : [])],
     });
     expect(op.responses?.['400']).toBeDefined();
   }

@@ -1,17 +1,21 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses are asserted field by field */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fund } from '../kit/chain';
 import { gatewayUser } from '../kit/flows';
 import { client, type ApiResponse, type Client } from '../kit/http';
+import { issueDeveloperCertificate, login } from '../kit/login';
 import { freePort } from '../kit/process';
 import { COUNTER_SOURCE } from '../kit/solidity';
 import { startStack, type Stack } from '../kit/stack';
 
 // Stoplight Prism as a validating proxy in front of the service, one per OpenAPI document: the
 // first-hour flow (login, coins, deploy, gateway calls, history, explorer), successes and errors,
-// goes through it, and no response may break its document (Prism's sl-violations header).
+// and then every other documented route (async answers with Prefer: respond-async, webhooks,
+// approval, the contract's documents, logout) go through it; no response may break its document
+// (Prism's sl-violations header), and every documented operation must have been called.
 
 const ROOT = path.resolve(__dirname, '../..');
 let stack: Stack;
@@ -20,6 +24,9 @@ const proxies: ChildProcess[] = [];
 let devportal: Client;
 let explorer: Client;
 const violations: string[] = [];
+/** `METHOD /path` of every call made through the proxies, without the query. */
+const called: string[] = [];
+const ADMIN_SERIAL = 'IINPRISM000001';
 
 async function startPrism(doc: string, upstream: string): Promise<string> {
   const port = await freePort();
@@ -50,6 +57,7 @@ async function startPrism(doc: string, upstream: string): Promise<string> {
 function checked(baseUrl: string): Client {
   const inner = client(baseUrl);
   const note = (what: string) => (res: ApiResponse) => {
+    called.push(what.split('?')[0]!);
     const header = res.headers.get('sl-violations');
     if (header) violations.push(`${what} → ${res.status}: ${header}`);
     return res;
@@ -63,7 +71,7 @@ function checked(baseUrl: string): Client {
 }
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ ADMIN_SUBJECTS: ADMIN_SERIAL });
   dir = mkdtempSync(path.join(tmpdir(), 'prism-'));
   for (const area of ['devportal', 'explorer']) {
     const doc = await (await fetch(`${stack.url}/api/${area}/openapi.json`)).json();
@@ -126,4 +134,129 @@ describe('the first-hour flow through Prism validating proxies', () => {
     expect((await explorer.get(`${ex}/verified-assets/recent`)).status).toBe(200);
     expect(violations).toEqual([]);
   }, 180_000);
+
+  it('answers every other documented route as documented, async 202s included', async () => {
+    const { dev, contract, apiKey } = await gatewayUser(devportal, stack.ca, COUNTER_SOURCE);
+    const api = '/api/devportal';
+    const auth = { token: dev.token };
+    const async = { prefer: 'respond-async' };
+
+    // Prefer: respond-async: 202 {transactionId, status: queued}, declared beside the 201.
+    const accepted = await devportal.post(`${api}/contracts/${contract.id}/invoke/increment`, undefined, {
+      apiKey,
+      headers: async,
+    });
+    expect([accepted.status, accepted.body.status]).toEqual([202, 'queued']);
+    const acceptedDeploy = await devportal.post(
+      `${api}/contracts/deploy`,
+      { source: COUNTER_SOURCE },
+      {
+        ...auth,
+        headers: async,
+      },
+    );
+    expect([acceptedDeploy.status, acceptedDeploy.body.status]).toEqual([202, 'queued']);
+    for (const [id, who] of [
+      [accepted.body.transactionId, { apiKey }],
+      [acceptedDeploy.body.transactionId, auth],
+    ] as const) {
+      let record: ApiResponse;
+      const until = Date.now() + 60_000;
+      do record = await devportal.get(`${api}/transactions/${id}`, who);
+      while (['queued', 'pending'].includes(record.body.status) && Date.now() < until);
+      expect([record.status, record.body.status]).toEqual([200, 'success']);
+    }
+
+    // The contract's own documents and events.
+    expect((await devportal.get(`${api}/contracts/${contract.id}/swagger`)).status).toBe(200);
+    expect((await devportal.get(`${api}/contracts/${contract.id}/openapi.json`)).status).toBe(200);
+    expect((await devportal.get(`${api}/contracts/${contract.id}/events`, auth)).status).toBe(200);
+
+    // Webhooks.
+    const hook = await devportal.post(
+      `${api}/developers/${dev.developerId}/webhooks`,
+      { url: 'https://receiver.example/hook', events: ['transaction.status'] },
+      auth,
+    );
+    expect(hook.status).toBe(201);
+    expect((await devportal.get(`${api}/developers/${dev.developerId}/webhooks`, auth)).status).toBe(200);
+    expect((await devportal.get(`${api}/webhooks/${hook.body.id}/deliveries`, auth)).status).toBe(200);
+    expect((await devportal.del(`${api}/webhooks/${hook.body.id}`, auth)).status).toBe(200);
+
+    // Mainnet approval, by an administrator.
+    const admin = await login(
+      devportal,
+      stack.ca,
+      await issueDeveloperCertificate(stack.ca, { serialNumber: ADMIN_SERIAL }),
+    );
+    const toReject = await devportal.post(
+      `${api}/contracts/deploy`,
+      { source: COUNTER_SOURCE, network: 'mainnet' },
+      auth,
+    );
+    const toApprove = await devportal.post(
+      `${api}/contracts/deploy`,
+      { source: COUNTER_SOURCE, network: 'mainnet' },
+      auth,
+    );
+    expect([toReject.status, toApprove.status]).toEqual([201, 201]);
+    expect((await devportal.get(`${api}/admin/contracts`, { token: admin.token })).status).toBe(200);
+    expect((await devportal.get(`${api}/admin/contracts`, auth)).status).toBe(403);
+    const rejected = await devportal.post(
+      `${api}/admin/contracts/${toReject.body.id}/reject`,
+      { reason: 'no' },
+      {
+        token: admin.token,
+      },
+    );
+    expect([rejected.status, rejected.body.status]).toEqual([201, 'rejected']);
+    await fund(stack, 'mainnet', dev.walletAddress, '5');
+    const approved = await devportal.post(`${api}/admin/contracts/${toApprove.body.id}/approve`, undefined, {
+      token: admin.token,
+    });
+    expect([approved.status, approved.body.status]).toEqual([201, 'deployed']);
+
+    // Last: logout ends the token.
+    expect((await devportal.post(`${api}/auth/logout`, undefined, auth)).status).toBe(201);
+    expect((await devportal.get(`${api}/auth/me`, auth)).status).toBe(401);
+    expect(violations).toEqual([]);
+  }, 240_000);
+
+  it('answers a contract’s own operations as its openapi.json says, the async 202 included', async () => {
+    const { contract, apiKey } = await gatewayUser(devportal, stack.ca, COUNTER_SOURCE);
+    const doc = await (await fetch(`${stack.url}/api/devportal/contracts/${contract.id}/openapi.json`)).json();
+    const file = path.join(dir, 'contract.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const own = checked(await startPrism(file, stack.url));
+    const base = `/api/devportal/contracts/${contract.id}`;
+    expect(Object.keys(doc.paths).sort()).toEqual([`${base}/invoke/increment`, `${base}/query/count`]);
+    expect((await own.post(`${base}/query/count`, undefined, { apiKey })).status).toBe(201);
+    expect((await own.post(`${base}/invoke/increment`, undefined, { apiKey })).status).toBe(201);
+    const accepted = await own.post(`${base}/invoke/increment`, undefined, {
+      apiKey,
+      headers: { prefer: 'respond-async', 'idempotency-key': 'prism-contract-1' },
+    });
+    expect([accepted.status, accepted.body.status]).toEqual([202, 'queued']);
+    // A documented error: a key that does not verify (401).
+    expect((await own.post(`${base}/query/count`, undefined, { apiKey: 'svc_wrong' })).status).toBe(401);
+    expect(violations).toEqual([]);
+  }, 120_000);
+
+  it('has called every documented operation through the proxies', () => {
+    const uncalled: string[] = [];
+    for (const area of ['devportal', 'explorer']) {
+      const doc = JSON.parse(readFileSync(path.join(dir, `${area}.json`), 'utf8'));
+      for (const [template, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
+        const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
+        for (const method of Object.keys(item)) {
+          const hit = called.some((c) => {
+            const [m, p] = c.split(' ');
+            return m === method.toUpperCase() && pattern.test(p!);
+          });
+          if (!hit) uncalled.push(`${method.toUpperCase()} ${template}`);
+        }
+      }
+    }
+    expect(uncalled).toEqual([]);
+  });
 });

@@ -55,7 +55,7 @@ export async function portalFlow(
   );
   const balanceWei: string = balance.balanceWei;
 
-  const contract = must(
+  const deployed = must(
     await api.POST('/api/devportal/contracts/deploy', {
       headers,
       body: {
@@ -67,6 +67,9 @@ export async function portalFlow(
       },
     }),
   );
+  // Without Prefer: respond-async the answer is the 201's contract, not the 202's record to follow.
+  if (!('id' in deployed)) throw new Error('deploy answered 202 without Prefer: respond-async');
+  const contract: Dev['Contract'] = deployed;
   const contractId: string = contract.id;
   const address: string | null | undefined = contract.address;
   const chainId: number = contract.chainId;
@@ -128,6 +131,8 @@ export async function portalFlow(
       body: { args: [wallet, '1'], gasLimit: '200000' },
     }),
   );
+  // Likewise the invoke: only a 202 (Prefer: respond-async) lacks txHash.
+  if (!('txHash' in invoke)) throw new Error('invoke answered 202 without Prefer: respond-async');
   const txHash: string = invoke.txHash;
   const pendingBlock: Dev['GatewayInvokeResult']['blockNumber'] = null;
   const pendingGas: Dev['GatewayInvokeResult']['gasUsed'] = null;
@@ -267,8 +272,9 @@ export async function tokenFlow(baseUrl: string, apiKey: string, holder: string,
     body: { args: [to, '250'], gasLimit: '200000' },
     params: { header: { 'Idempotency-Key': 'e2e-transfer-1' } },
   });
-  const txHash: string | undefined = sent.data?.txHash;
-  const status: 'success' | 'reverted' | 'pending' | undefined = sent.data?.status;
+  // A 202 (Prefer: respond-async) names only the record to follow: told apart by its fields.
+  const txHash: string | undefined = sent.data && 'txHash' in sent.data ? sent.data.txHash : undefined;
+  const status: 'success' | 'reverted' | 'pending' | 'queued' | undefined = sent.data?.status;
   const pending: S['invoke_transfer_response']['blockNumber'] = null;
   const reverted = await token.POST('${base}/invoke/burnExactly', { body: { args: ['1'] } });
   const code: string | undefined = reverted.error?.error.code;

@@ -27,14 +27,22 @@ export class ContractsResolver {
   }
 
   @Mutation(() => Contract, {
-    description: 'Compiles and deploys from the caller’s custodial wallet: testnet at once, mainnet after approval.',
+    description:
+      'Compiles and deploys from the caller’s custodial wallet: testnet at once, mainnet after approval. ' +
+      '`Prefer: respond-async` answers once the checks pass, the contract deploying (REST: 202 with its ' +
+      'transaction record to follow).',
   })
-  deployContract(
+  async deployContract(
     @Arg('input', () => DeployContractInput, { description: 'Sources, network and constructor arguments.' })
     input: DeployContractInput,
     @Ctx() ctx: RequestContext,
   ): Promise<Contract> {
-    return this.contracts.deploy(ctx.session, input);
+    const { contract, accepted } = await this.contracts.deploy(ctx.session, input, {
+      respondAsync: ctx.respondAsync,
+    });
+    // REST answers 202 with the record to follow; GraphQL the contract, still deploying.
+    if (accepted) ctx.acceptedBody = accepted;
+    return contract;
   }
 
   @Query(() => Contract, { description: 'A contract record (public).' })

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagi
 import type { Session } from '../../auth/session';
 import { encodeArgs } from '../../chain/abi';
 import type { ProjectService } from '../projects';
-import type { SendRequest, TransactionSender } from '../wallets';
+import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
 import type { CompileLane, SolidityCompiler, CompileResult } from './compiler/compiler';
 import { ContractEntity, type ContractStatus } from './contract.entity';
@@ -29,6 +29,18 @@ const STATUSES: readonly ContractStatus[] = ['compiled', 'deploying', 'deployed'
 export interface ContractServiceOptions {
   /** Base URLs published in contract specifications: production first, then the developer host. */
   servers: string[];
+}
+
+export interface DeployOptions {
+  /** Prefer: respond-async: answer once accepted (compiled, checks passed, record queued), send afterwards. */
+  respondAsync?: boolean;
+}
+
+/** A deployment's answer: the contract, and the transaction record to follow when accepted for later. */
+export interface DeployOutcome {
+  contract: Contract;
+  /** Set when accepted for later (REST answers it 202 instead of the contract). */
+  accepted?: { transactionId: string; status: 'queued' };
 }
 
 export const toContract = (c: ContractEntity): Contract => ({
@@ -73,8 +85,15 @@ function sourcesOf(input: CompileContractInput): Record<string, string> {
   return sources as Record<string, string>;
 }
 
+/** Why a deployment failed, for its record: the error's own words when it is ours. */
+const failureReason = (e: unknown): string =>
+  e instanceof AppError ? e.message : 'the deployment transaction could not be sent';
+
 /** Contracts: compile, deploy (testnet at once, mainnet after approval), records, gateway registration, specs. */
 export class ContractService {
+  /** Deployments accepted for later still signing or broadcasting (a clean stop waits for them). */
+  private readonly sending = new Set<Promise<void>>();
+
   constructor(
     private readonly ds: DataSource,
     private readonly projects: ProjectService,
@@ -135,7 +154,7 @@ export class ContractService {
     return toContract(await this.require(id));
   }
 
-  async deploy(session: Session, input: DeployContractInput): Promise<Contract> {
+  async deploy(session: Session, input: DeployContractInput, opts: DeployOptions = {}): Promise<DeployOutcome> {
     const owner = await session.developer();
     const network: Network = input.network ?? 'testnet';
     if (input.projectId) await this.projects.requireOwned(owner, input.projectId);
@@ -168,10 +187,55 @@ export class ContractService {
       compiler: compiled.compiler,
     });
     if (network === 'mainnet') {
-      // Mainnet waits for a manual approval; nothing is sent.
-      return toContract(await this.repo.save(record));
+      // Mainnet waits for a manual approval; nothing is sent, so there is nothing to accept for later.
+      return { contract: toContract(await this.repo.save(record)) };
     }
-    return toContract(await this.deployRecord(record, owner.id, false));
+    if (opts.respondAsync) return this.acceptDeployment(record, owner.id);
+    return { contract: toContract(await this.deployRecord(record, owner.id, false)) };
+  }
+
+  /**
+   * Prefer: respond-async (docs/api.md, Contracts): every check that can refuse the deployment
+   * (compile, constructor arguments, funds) has passed; the contract (deploying) and its queued
+   * record are stored together, the answer goes out, and the deployment is sent and followed in
+   * the background as a synchronous one is.
+   */
+  private async acceptDeployment(record: ContractEntity, ownerId: string): Promise<DeployOutcome> {
+    const { request, prepared } = await this.prepareDeployment(record, ownerId, false);
+    record.status = 'deploying';
+    record.statusReason = null;
+    const { saved, recordId } = await this.sender.records.inTransaction(undefined, async (m) => {
+      const stored = await m.getRepository(ContractEntity).save(record);
+      const queued = await this.sender.records.create(m, {
+        kind: 'deploy',
+        network: record.network,
+        developerId: ownerId,
+        contractId: stored.id,
+      });
+      return { saved: stored, recordId: queued.id };
+    });
+    // A clean stop waits for the send (signing, broadcast), not for the receipt: the tracker follows that.
+    const sent = this.broadcastDeployment(saved.id, request, prepared, recordId);
+    const sending = sent.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sending.add(sending);
+    void sending.finally(() => this.sending.delete(sending));
+    void sent
+      .then((txHash) => this.followDeployment(saved.id, request, txHash))
+      .catch((err: unknown) => {
+        this.logger.warn(
+          { err, contractId: saved.id, recordId },
+          'an accepted deployment was not sent or not followed',
+        );
+      });
+    return { contract: toContract(saved), accepted: { transactionId: recordId, status: 'queued' } };
+  }
+
+  /** Lets accepted deployments finish signing and broadcasting (at shutdown, after the HTTP server). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.sending]);
   }
 
   private chooseContract(compiled: CompileResult, contractName?: string) {
@@ -195,6 +259,32 @@ export class ContractService {
    * always tells the truth: deploying, then deployed or failed.
    */
   private async deployRecord(record: ContractEntity, ownerId: string, approved: boolean): Promise<ContractEntity> {
+    const { request, prepared } = await this.prepareDeployment(record, ownerId, approved);
+    record.status = 'deploying';
+    record.statusReason = null;
+    const saved = await this.repo.save(record);
+    let recordId: string;
+    try {
+      ({ id: recordId } = await this.sender.records.create(undefined, {
+        kind: 'deploy',
+        network: record.network,
+        developerId: ownerId,
+        contractId: saved.id,
+      }));
+    } catch (e) {
+      await this.repo.update({ id: saved.id }, { status: 'failed', statusReason: failureReason(e) });
+      throw e;
+    }
+    await this.sendDeployment(saved.id, request, prepared, recordId);
+    return this.require(saved.id);
+  }
+
+  /** The deployment transaction, prepared (nonce, fees, funds): a refusal here leaves the record as it was. */
+  private async prepareDeployment(
+    record: ContractEntity,
+    ownerId: string,
+    approved: boolean,
+  ): Promise<{ request: SendRequest; prepared: PreparedTransaction }> {
     const signer = await this.wallets.custodialSigner(ownerId);
     const request: SendRequest = {
       network: record.network,
@@ -205,35 +295,52 @@ export class ContractService {
       developerId: ownerId,
       iface: new Interface(record.abi as never[]),
     };
-    let prepared;
     try {
-      prepared = await this.sender.prepare(request);
+      return { request, prepared: await this.sender.prepare(request) };
     } catch (e) {
       if (approved) await this.repo.update({ id: record.id }, { status: 'compiled', approvedAt: null });
       throw e;
     }
-    record.status = 'deploying';
-    record.statusReason = null;
-    const saved = await this.repo.save(record);
+  }
+
+  /**
+   * Sends a deploying contract's transaction under its record and waits for it: the contract's
+   * status then tells the truth (deployed or failed; still deploying after 60 s, settled later by
+   * the transaction tracker). A send that fails marks the contract failed and throws.
+   */
+  private async sendDeployment(
+    contractId: string,
+    request: SendRequest,
+    prepared: PreparedTransaction,
+    recordId: string,
+  ): Promise<void> {
+    const txHash = await this.broadcastDeployment(contractId, request, prepared, recordId);
+    await this.followDeployment(contractId, request, txHash);
+  }
+
+  /** Signs and broadcasts the deployment under its record; a failure marks the contract failed. */
+  private async broadcastDeployment(
+    contractId: string,
+    request: SendRequest,
+    prepared: PreparedTransaction,
+    recordId: string,
+  ): Promise<string> {
     let txHash: string;
     try {
-      const { id: recordId } = await this.sender.records.create(undefined, {
-        kind: 'deploy',
-        network: record.network,
-        developerId: ownerId,
-        contractId: saved.id,
-      });
-      ({ txHash } = await this.sender.send({ ...request, contractId: saved.id, recordId }, prepared));
+      ({ txHash } = await this.sender.send({ ...request, contractId, recordId }, prepared));
     } catch (e) {
-      const reason = e instanceof AppError ? e.message : 'the deployment transaction could not be sent';
-      await this.repo.update({ id: saved.id }, { status: 'failed', statusReason: reason });
+      await this.repo.update({ id: contractId }, { status: 'failed', statusReason: failureReason(e) });
       throw e;
     }
-    await this.repo.update({ id: saved.id }, { deployTxHash: txHash });
-    const mined = await this.sender.waitForReceipt(record.network, txHash, RECEIPT_TIMEOUT_MS, request.iface);
-    if (mined) await this.settleDeployment(saved.id, mined);
-    else this.logger.warn({ contractId: saved.id, txHash }, 'deployment not mined within 60 s; left deploying');
-    return this.require(saved.id);
+    await this.repo.update({ id: contractId }, { deployTxHash: txHash });
+    return txHash;
+  }
+
+  /** Waits up to 60 s for the deployment's receipt and settles the contract by it. */
+  private async followDeployment(contractId: string, request: SendRequest, txHash: string): Promise<void> {
+    const mined = await this.sender.waitForReceipt(request.network, txHash, RECEIPT_TIMEOUT_MS, request.iface);
+    if (mined) await this.settleDeployment(contractId, mined);
+    else this.logger.warn({ contractId, txHash }, 'deployment not mined within 60 s; left deploying');
   }
 
   /** Records the outcome of a mined deployment transaction. */

@@ -1,11 +1,14 @@
 import { contractOperations, type ContractSpecInput } from './contract-operations';
 import {
+  ACCEPTED_DESCRIPTION,
+  ACCEPTED_SCHEMA,
   BLOCK_HEADER,
   bodyRequired,
   ERROR_RESPONSES,
   ERROR_SCHEMA,
   infoOf,
   operationDescription,
+  PREFER_HEADER,
   requestSchema,
   responseSchema,
   trimBaseUrl,
@@ -33,7 +36,14 @@ export function buildContractOpenApi(c: ContractSpecInput): object {
         description: operationDescription(op),
         tags: [op.kind],
         security: [{ ApiKeyAuth: [] }],
-        ...(op.kind === 'invoke' ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
+        ...(op.kind === 'invoke'
+          ? {
+              parameters: [
+                { $ref: '#/components/parameters/IdempotencyKey' },
+                { $ref: '#/components/parameters/Prefer' },
+              ],
+            }
+          : {}),
         requestBody: {
           required: bodyRequired(op),
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${request}` } } },
@@ -48,12 +58,23 @@ export function buildContractOpenApi(c: ContractSpecInput): object {
               : {}),
             content: { 'application/json': { schema: { $ref: `#/components/schemas/${response}` } } },
           },
+          ...(op.kind === 'invoke'
+            ? {
+                '202': {
+                  description: ACCEPTED_DESCRIPTION,
+                  content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } },
+                },
+              }
+            : {}),
           ...errorRefs,
         },
       },
     };
   }
 
+  // Invoke-only parts are declared where some operation uses them (an unused component is a lint warning).
+  const invokes = operations.some((op) => op.kind === 'invoke');
+  if (invokes) schemas.Accepted = ACCEPTED_SCHEMA;
   return {
     openapi: '3.0.3',
     info: infoOf(c),
@@ -66,15 +87,26 @@ export function buildContractOpenApi(c: ContractSpecInput): object {
     paths,
     components: {
       securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
-      parameters: {
-        IdempotencyKey: {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: false,
-          description: 'A repeat with the same key within 24 h returns the first response and sends nothing',
-          schema: { type: 'string', maxLength: 255 },
-        },
-      },
+      ...(invokes
+        ? {
+            parameters: {
+              IdempotencyKey: {
+                name: 'Idempotency-Key',
+                in: 'header',
+                required: false,
+                description: 'A repeat with the same key within 24 h returns the first response and sends nothing',
+                schema: { type: 'string', maxLength: 255 },
+              },
+              Prefer: {
+                name: 'Prefer',
+                in: 'header',
+                required: false,
+                description: PREFER_HEADER,
+                schema: { type: 'string', example: 'respond-async' },
+              },
+            },
+          }
+        : {}),
       schemas,
       responses: Object.fromEntries(
         ERROR_RESPONSES.map((e) => [

@@ -408,10 +408,17 @@ describe('document details', () => {
       responses: Record<string, unknown>;
     };
     expect(Object.keys(deposit.responses).sort()).toEqual(
-      ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '502', '503'].sort(),
+      ['201', '202', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '502', '503'].sort(),
     );
     expect(deposit.requestBody!.required).toBe(false);
-    expect(deposit.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
+    expect(deposit.parameters).toEqual([
+      { $ref: '#/components/parameters/IdempotencyKey' },
+      { $ref: '#/components/parameters/Prefer' },
+    ]);
+    expect(doc.components.schemas.Accepted).toMatchObject({
+      required: ['transactionId', 'status'],
+      properties: { status: { enum: ['queued'] } },
+    });
     expect(doc.components.schemas.Error).toMatchObject({ required: ['error'] });
   });
 });
@@ -463,8 +470,11 @@ export async function main(): Promise<void> {
   const leg = { tag: '0x' + '00'.repeat(32), hops: ['1'] };
   const order = { to: '0x0000000000000000000000000000000000000000', amount: '1', legs: [leg], deadline: '-1' };
   const placed = await client.POST('${base}/invoke/place', { body: { args: [order, ['0x00', '0x00'], [['1', '2', '3']]], gasLimit: '100000' } });
-  const status: 'success' | 'reverted' | 'pending' | undefined = placed.data?.status;
-  const block: number | null | undefined = placed.data?.blockNumber;
+  const status: 'success' | 'reverted' | 'pending' | 'queued' | undefined = placed.data?.status;
+  const transactionId: string | undefined = placed.data?.transactionId;
+  // A 202 (Prefer: respond-async) holds only the record to follow: told apart by its fields.
+  const block: number | null | undefined =
+    placed.data && 'blockNumber' in placed.data ? placed.data.blockNumber : undefined;
   const got = await client.POST('${base}/query/get', { body: { args: ['0'] } });
   const amount: string | undefined = got.data?.result.amount;
   const summary = await client.POST('${base}/query/summary', {});
@@ -477,7 +487,7 @@ export async function main(): Promise<void> {
   await client.POST('${base}/query/flags', { body: { args: [[1], 's', '0x'] } });
   // @ts-expect-error args is required when the function has inputs
   await client.POST('${base}/query/get', { body: {} });
-  console.log(status, block, amount, count, none, code);
+  console.log(status, transactionId, block, amount, count, none, code);
 }
 `,
     );

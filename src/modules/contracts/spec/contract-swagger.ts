@@ -1,11 +1,14 @@
 import { contractOperations, type ContractSpecInput } from './contract-operations';
 import {
+  ACCEPTED_DESCRIPTION,
+  ACCEPTED_SCHEMA,
   BLOCK_HEADER,
   bodyRequired,
   ERROR_RESPONSES,
   ERROR_SCHEMA,
   infoOf,
   operationDescription,
+  PREFER_HEADER,
   requestSchema,
   responseSchema,
 } from './operation-schemas';
@@ -31,7 +34,7 @@ export function buildContractSwagger(c: ContractSpecInput): object {
         security: [{ ApiKeyAuth: [] }],
         parameters: [
           { in: 'body', name: 'body', required: bodyRequired(op), schema: { $ref: `#/definitions/${request}` } },
-          ...(op.kind === 'invoke' ? [{ $ref: '#/parameters/IdempotencyKey' }] : []),
+          ...(op.kind === 'invoke' ? [{ $ref: '#/parameters/IdempotencyKey' }, { $ref: '#/parameters/Prefer' }] : []),
         ],
         responses: {
           '201': {
@@ -41,12 +44,18 @@ export function buildContractSwagger(c: ContractSpecInput): object {
               : {}),
             schema: { $ref: `#/definitions/${response}` },
           },
+          ...(op.kind === 'invoke'
+            ? { '202': { description: ACCEPTED_DESCRIPTION, schema: { $ref: '#/definitions/Accepted' } } }
+            : {}),
           ...errorRefs,
         },
       },
     };
   }
 
+  // Invoke-only parts are declared where some operation uses them (an unused component is a lint warning).
+  const invokes = operations.some((op) => op.kind === 'invoke');
+  if (invokes) definitions.Accepted = ACCEPTED_SCHEMA;
   return {
     swagger: '2.0',
     info: infoOf(c),
@@ -61,16 +70,21 @@ export function buildContractSwagger(c: ContractSpecInput): object {
     securityDefinitions: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     paths,
     definitions,
-    parameters: {
-      IdempotencyKey: {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        type: 'string',
-        maxLength: 255,
-        description: 'A repeat with the same key within 24 h returns the first response and sends nothing',
-      },
-    },
+    ...(invokes
+      ? {
+          parameters: {
+            IdempotencyKey: {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              type: 'string',
+              maxLength: 255,
+              description: 'A repeat with the same key within 24 h returns the first response and sends nothing',
+            },
+            Prefer: { name: 'Prefer', in: 'header', required: false, type: 'string', description: PREFER_HEADER },
+          },
+        }
+      : {}),
     responses: Object.fromEntries(
       ERROR_RESPONSES.map((e) => [
         e.name,

@@ -93,6 +93,29 @@ export function invokeResultSchema(dialect: SpecDialect): Schema {
   };
 }
 
+/** The `Prefer` header of an invoke (docs/api.md, Gateway). */
+export const PREFER_HEADER =
+  '`respond-async`: answer 202 `{"transactionId", "status": "queued"}` once every check has passed, without ' +
+  'waiting for the transaction to be sent or mined; follow it with GET /api/devportal/transactions/{id}.';
+
+/** The 202 answer of an invoke accepted for later (`Prefer: respond-async`). */
+export const ACCEPTED_DESCRIPTION = 'Accepted for later (Prefer: respond-async): sent and followed in the background';
+
+/** The 202 body: the transaction record to follow. */
+export const ACCEPTED_SCHEMA: Schema = {
+  type: 'object',
+  description: 'Accepted for later (Prefer: respond-async): the transaction record to follow',
+  properties: {
+    transactionId: {
+      type: 'string',
+      format: 'uuid',
+      description: 'Id of the transaction record (GET /api/devportal/transactions/{id})',
+    },
+    status: { type: 'string', enum: ['queued'], description: 'Always queued: accepted, nothing signed yet' },
+  },
+  required: ['transactionId', 'status'],
+};
+
 /** The error body of every failure (API.md §1). */
 /** The `x-block-number` header of a query's answer (docs/api.md, Gateway). */
 export const BLOCK_HEADER =
@@ -154,6 +177,7 @@ export function infoOf(c: ContractSpecInput): Schema {
   return {
     title: `${c.name} contract API`,
     version: '1.0.0',
+    ...(c.servers[0] ? { contact: { name: 'Developer portal', url: trimBaseUrl(c.servers[0]) } } : {}),
     description: [
       `Gateway for contract ${c.name} (id ${c.id}) on ${c.network} (chain id ${CHAIN_IDS[c.network]}), ${where}.`,
       'Authenticate with an API key in the x-api-key header. View and pure functions are under /query (eth_call,',
