@@ -11,6 +11,7 @@ import { TransactionRecords1764200000000 } from './1764200000000-TransactionReco
 import { Webhooks1764300000000 } from './1764300000000-Webhooks';
 import { PackedGatewayCalls1764400000000 } from './1764400000000-PackedGatewayCalls';
 import { RpcUsageKind1764700000000 } from './1764700000000-RpcUsageKind';
+import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContracts';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Webhooks1764300000000,
   PackedGatewayCalls1764400000000,
   RpcUsageKind1764700000000,
+  VerifiedContracts1764800000000,
 ];

@@ -15,12 +15,13 @@ import {
   selectContracts,
   serviceDiagnostic,
 } from './solc-output';
-import { SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
+import { type PoolOutcome, SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
 import { sourceShapeKey } from './source-shape';
 import type { CompileStore } from './compile-store';
 
 export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, CompilerInfo } from './compiler.types';
 export { findOpcode, PUSH0 } from './opcode-scan';
+export type { PoolOutcome } from './solc-worker-pool';
 
 /** The one solc release the service compiles with (API.md §5). */
 const SOLC_RELEASE = (JSON.parse(readFileSync(require.resolve('solc/package.json'), 'utf8')) as { version: string })
@@ -213,6 +214,20 @@ export class SolidityCompiler {
       warnings: structuredClone(entry.output.warnings),
       sourceHash: sourceHashOf(valid.sources),
     };
+  }
+
+  /**
+   * Runs a caller's own standard-JSON input as it is (verification, docs/api.md "Verification")
+   * in `lane`, with that lane's time and memory bounds; nothing is cached. Imports the input does
+   * not carry are refused. Resolves with solc's raw output and its long version.
+   */
+  async compileStandardJson(
+    standardJson: string,
+    lane: CompileLane,
+  ): Promise<{ outcome: PoolOutcome; version: string | undefined }> {
+    const pool = lane === 'anonymous' ? this.anonymousPool : this.pool;
+    const outcome = await pool.run(standardJson);
+    return { outcome, version: pool.version };
   }
 
   /** Terminates the workers; later compiles fail with 503 SERVICE_UNAVAILABLE. */
