@@ -577,8 +577,8 @@ describe('explorer transaction view', () => {
     const res = await api.get(`/api/explorer/tx/${hash.hash}?network=testnet`);
     expect(res.status).toBe(200);
     expect(res.body.transaction.logs.map((l: any) => l.decoded)).toEqual([
-      { name: 'Moved', signature: 'Moved(uint256)', args: { value: '9' } },
-      { name: 'Moved', signature: 'Moved(uint256,address)', args: { value: '9', to: sender.address } },
+      { name: 'Moved', event: 'Moved', signature: 'Moved(uint256)', args: { value: '9' } },
+      { name: 'Moved', event: 'Moved', signature: 'Moved(uint256,address)', args: { value: '9', to: sender.address } },
     ]);
     const gql = await api.graphql(
       `query($h: String!) { transaction(hash: $h, network: testnet) { transaction { logs { decoded { name args } } } } }`,
@@ -609,6 +609,7 @@ describe('explorer transaction view', () => {
         logIndex: expect.any(Number),
         decoded: {
           name: 'Transfer',
+          event: 'Transfer',
           signature: 'Transfer(address,address,uint256)',
           args: { from: deployer.address, to: recipient, value: '1234' },
         },

@@ -108,6 +108,8 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const trust = await loadTrust(config, logger);
     const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl });
     onClose('Solidity compiler', () => services.compiler.close());
+    // Before the compiler and the database close: running verification jobs finish first.
+    onClose('verification jobs', () => services.verification.drain());
     await services.revocations.start();
     onClose('API key revocation channel', () => services.revocations.stop());
     // Flushed after the HTTP server stops, so the records of the last requests are kept.
@@ -202,6 +204,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         }
         return services.rpc.answer(network as Network, body, parsed, ctx.session);
       },
+      etherscan: (network, params) => services.etherscan.answer(network, params),
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
       edge: {
         trustProxy: config.trustProxy,

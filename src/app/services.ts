@@ -22,6 +22,7 @@ import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
 import { ProjectService } from '../modules/projects/projects.service';
 import { RpcDoorService, RpcSubscriptions } from '../modules/rpc';
+import { EtherscanApi, VerificationService } from '../modules/verification';
 import type { NetworkName } from '../kernel/network-name';
 import { TransactionRecords, TransactionService, type TransactionStatusSink } from '../modules/transactions';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
@@ -60,6 +61,10 @@ export interface Services {
   webhookWorker: WebhookDeliveryWorker;
   /** The app's event bus: what its GraphQL subscriptions are fed from. */
   bus: EventBus;
+  /** Verification by recompiling (docs/api.md, "Verification"). */
+  verification: VerificationService;
+  /** The Etherscan-compatible API (docs/api.md, "Etherscan-compatible API"). */
+  etherscan: EtherscanApi;
 }
 
 export function createServices(deps: {
@@ -181,6 +186,8 @@ export function createServices(deps: {
     },
     deps.logger,
   );
+  const verification = new VerificationService(deps.ds, explorer.runtime.reader, compiler, deps.logger);
+  const etherscan = new EtherscanApi(deps.ds, explorer.runtime.reader, verification, deps.logger);
   return {
     auth,
     accounts,
@@ -205,5 +212,7 @@ export function createServices(deps: {
     webhooks,
     webhookWorker,
     bus,
+    verification,
+    etherscan,
   };
 }

@@ -16,6 +16,7 @@ import { ContractsResolver } from '../modules/contracts/contracts.resolver';
 import { ContractEventsResolver, type ContractEventsService } from '../modules/events';
 import { EXPLORER_RESOLVERS, explorerResolverInstances, type ExplorerService } from '../modules/explorer';
 import { FaucetResolver } from '../modules/faucet/faucet.resolver';
+import { VerificationResolver, type VerificationService } from '../modules/verification';
 import { GatewayResolver } from '../modules/gateway/gateway.resolver';
 import { KeysResolver } from '../modules/keys/keys.resolver';
 import { ProjectsResolver } from '../modules/projects/projects.resolver';
@@ -41,6 +42,7 @@ export const RESOLVERS = [
   ContractEventsResolver,
   TransactionsResolver,
   ...EXPLORER_RESOLVERS,
+  VerificationResolver,
 ] as const;
 
 /** The services the resolvers are built with. */
@@ -57,6 +59,7 @@ export interface ResolverServices {
   transactions: TransactionService;
   wallets: WalletService;
   webhooks: WebhookService;
+  verification: VerificationService;
   loginLimit: RequestLimit;
 }
 
@@ -77,6 +80,7 @@ export function resolverContainer(s: ResolverServices): ContainerType {
     [ContractEventsResolver, new ContractEventsResolver(s.events)],
     [TransactionsResolver, new TransactionsResolver(s.transactions)],
     ...explorerResolverInstances(s.explorer),
+    [VerificationResolver, new VerificationResolver(s.verification)],
   ]);
   return {
     get: (cls: unknown) => {

@@ -17,6 +17,7 @@ import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-route
 import { requestContexts } from './request-context';
 import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
+import { withEtherscan, type EtherscanHttpOptions } from './etherscan-http';
 import { inOrder } from './step';
 import { withJsonBody } from './with-body-limit';
 import { answerParserErrors, notFound, withErrors } from './with-errors';
@@ -40,6 +41,8 @@ export interface HttpServerOptions {
   limits: { public: RequestLimit; developer: RequestLimit };
   /** The JSON-RPC door's answers (docs/api.md, "JSON-RPC door"); without it, /rpc paths are 404. */
   rpc?: RpcHttpOptions['answer'];
+  /** The Etherscan-compatible API's answers (docs/api.md, "Etherscan-compatible API"); without it, 404. */
+  etherscan?: EtherscanHttpOptions['answer'];
   /** Builds the session (who is calling) of each request and WebSocket operation. */
   sessionFor: SessionFactory;
   logger: Logger;
@@ -145,6 +148,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         withHygieneHeaders(opts.edge.corsOrigins),
         withLimits({ ...opts, credentialsOf: contexts.credentialsOf, clientAddress, errors }),
         ...(opts.rpc ? [withRpcDoor({ answer: opts.rpc, contexts, errors, begin })] : []),
+        ...(opts.etherscan ? [withEtherscan({ answer: opts.etherscan, contexts, errors, begin })] : []),
         withDirectRoutes(rest.direct, { begin, contexts, errors }),
         (req, res, next) => void (graphql.direct(req, res) || next()),
       ],

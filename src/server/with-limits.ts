@@ -3,6 +3,7 @@ import type { RequestLimit } from '../kernel/rate-limit';
 import type { ErrorFaces } from './error-faces';
 import { requestIdOf } from './with-request-id';
 import { sendJsonRpcRefusal } from './rpc-http';
+import { ETHERSCAN_PREFIX, sendEtherscanRefusal } from './etherscan-http';
 import { pathOf, type Step } from './step';
 
 /** Paths never rate limited: probes and scrapes must work while a flood is refused. */
@@ -43,6 +44,7 @@ export function withLimits(opts: LimitsOptions): Step {
         const e = errors.publicError(error, requestId);
         if (path === '/graphql') errors.sendGraphQL(res, [errors.graphqlOf(e, requestId)], e.headers);
         else if (path.startsWith('/rpc/')) sendJsonRpcRefusal(res, e);
+        else if (path.startsWith(ETHERSCAN_PREFIX)) sendEtherscanRefusal(res, e);
         else errors.http(res, e);
         req.resume();
       },

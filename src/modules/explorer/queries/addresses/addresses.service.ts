@@ -54,18 +54,25 @@ export class AddressesService {
       source = ActivityKind.scan;
     }
 
-    const contracts = await this.portal.at(network, [
-      address,
-      ...new Set(rows.map((r) => r.to).filter((t): t is string => t !== null)),
+    const involved = [address, ...new Set(rows.map((r) => r.to).filter((t): t is string => t !== null))];
+    const [contracts, verified] = await Promise.all([
+      this.portal.at(network, involved),
+      this.portal.verifiedAt(network, involved),
     ]);
     const activity = rows.map((r) => {
-      const target = r.to ? contracts.get(r.to.toLowerCase()) : undefined;
-      return activityFromStored(r, address, target && r.methodId ? functionName(target.abi, r.methodId) : null);
+      const abi = r.to ? (contracts.get(r.to.toLowerCase())?.abi ?? verified.get(r.to.toLowerCase())?.abi) : undefined;
+      return activityFromStored(r, address, abi && r.methodId ? functionName(abi, r.methodId) : null);
     });
 
     const own = contracts.get(address.toLowerCase());
+    const ownVerified = verified.get(address.toLowerCase());
     const codeSize = (code.length - 2) / 2;
-    const contract = own ? { id: own.id, name: own.name, verified: await this.isVerified(own, code) } : null;
+    // Verified: the portal's own record matches the code, or the sources were verified by recompiling.
+    const contract = own
+      ? { id: own.id, name: own.name, verified: ownVerified !== undefined || (await this.isVerified(own, code)) }
+      : ownVerified
+        ? { id: null, name: ownVerified.name, verified: true }
+        : null;
     const balanceWei = hexToDecimal(balance);
     const nonceNumber = hexToNumber(nonce);
     const found = balanceWei !== '0' || nonceNumber > 0 || codeSize > 0 || activity.length > 0;

@@ -36,15 +36,21 @@ registerEnumType(ActivityDirection, {
   },
 });
 
-@ObjectType({ description: 'The portal contract deployed at an address.' })
+@ObjectType({ description: 'The portal contract, or the verified contract, at an address.' })
 export class AddressContract {
-  @Field(() => ID, { description: 'Contract id in the portal (UUID).' })
-  id!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Contract id in the portal (UUID); null for a contract verified but not deployed through the portal.',
+  })
+  id!: string | null;
 
-  @Field({ description: 'Contract name in the portal.' })
+  @Field({ description: 'Contract name in the portal, or the verified contract’s name.' })
   name!: string;
 
-  @Field({ description: 'Whether the code on chain is the code compiled by the portal.' })
+  @Field({
+    description:
+      'Whether the code on chain is the code compiled by the portal, or sources were verified by recompiling them.',
+  })
   verified!: boolean;
 }
 

@@ -100,6 +100,24 @@ export class PortalContracts {
     return new Map(rows.map((r) => [(r.address as string).toLowerCase(), toContract(r)]));
   }
 
+  /**
+   * Contracts verified by recompiling (the verification domain's verified_contracts table) at the
+   * given addresses, by lowercase address: their names and ABIs, for decoding (docs/api.md, "Verification").
+   */
+  async verifiedAt(network: Network, addresses: string[]): Promise<Map<string, { name: string; abi: unknown[] }>> {
+    if (addresses.length === 0) return new Map();
+    const rows: Row[] = await this.ds.query(
+      `SELECT address, name, abi FROM verified_contracts WHERE network = $1 AND address = ANY($2::text[])`,
+      [network, spellings(addresses)],
+    );
+    return new Map(
+      rows.map((r) => [
+        (r.address as string).toLowerCase(),
+        { name: r.name as string, abi: (r.abi as unknown[]) ?? [] },
+      ]),
+    );
+  }
+
   /** Deployed portal contracts whose name starts with `prefix` (case-insensitive). */
   async byNamePrefix(network: Network, prefix: string, limit: number): Promise<PortalContract[]> {
     const rows: Row[] = await this.ds.query(

@@ -31,11 +31,18 @@ export class TransactionsService {
     }
     // One lookup for the called contract and every contract that logged.
     const addresses = [...new Set([...(tx.to ? [tx.to] : []), ...tx.logs.map((l) => l.address)])];
-    const portal = await this.portal.at(network, addresses);
-    const called = tx.to ? portal.get(tx.to.toLowerCase()) : undefined;
-    if (called) tx.method = decodeCall(called.abi, tx.input);
+    const [portal, verified] = await Promise.all([
+      this.portal.at(network, addresses),
+      this.portal.verifiedAt(network, addresses),
+    ]);
+    // A portal contract's own ABI first, else the ABI of a verification (docs/api.md, "Verification").
+    const abiOf = (address: string) =>
+      portal.get(address.toLowerCase())?.abi ?? verified.get(address.toLowerCase())?.abi ?? null;
+    const called = tx.to ? abiOf(tx.to) : null;
+    if (called) tx.method = decodeCall(called, tx.input);
     for (const log of tx.logs) {
-      log.decoded = decodeLog(portal.get(log.address.toLowerCase())?.abi ?? null, log.topics, log.data);
+      const decoded = decodeLog(abiOf(log.address), log.topics, log.data);
+      log.decoded = decoded ? { ...decoded, event: decoded.name } : null;
     }
     return { found: true, transaction: tx };
   }

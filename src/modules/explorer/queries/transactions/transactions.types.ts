@@ -22,6 +22,9 @@ export class DecodedLog {
   @Field({ description: 'Event name, e.g. `Transfer`.' })
   name!: string;
 
+  @Field({ description: 'Event name again, as docs/api.md "Verification" names it (`event`).' })
+  event!: string;
+
   @Field({ description: 'Event signature, e.g. `Transfer(address,address,uint256)`.' })
   signature!: string;
 
@@ -50,7 +53,7 @@ export class TransactionLog {
   @Field(() => DecodedLog, {
     nullable: true,
     description:
-      'The event, decoded with the ABI of the portal contract at `address`, else when it is a standard ERC-20, ' +
+      'The event, decoded with the ABI of the portal or verified contract at `address`, else when it is a standard ERC-20, ' +
       'ERC-721 or ERC-1155 Transfer/Approval event; null when unknown.',
   })
   decoded!: DecodedLog | null;
@@ -135,7 +138,8 @@ export class Transaction {
 
   @Field(() => DecodedMethod, {
     nullable: true,
-    description: 'The decoded call, when `to` is a contract the portal knows and the input matches its ABI.',
+    description:
+      'The decoded call, when `to` is a contract the portal knows or a verified one and the input matches its ABI.',
   })
   method!: DecodedMethod | null;
 }

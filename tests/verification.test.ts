@@ -1,0 +1,536 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- Etherscan-shaped answers are asserted field by field */
+import { AbiCoder, Contract, ContractFactory, Interface, Wallet } from 'ethers';
+import { ANVIL_KEYS, providerOf } from './kit/chain';
+import { startStack, type Stack } from './kit/stack';
+
+// Verification by recompiling and the Etherscan-compatible API (docs/api.md, "Verification" and
+// "Etherscan-compatible API"), with contracts the test deploys straight to anvil, as hardhat and
+// foundry do through the JSON-RPC door.
+
+// solc-js, the package the service's workers load; the test compiles what it deploys with it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- solc ships no types
+const solc = require('solc') as { compile(input: string): string };
+
+const VERSION = 'v0.8.20+commit.a1b79de6';
+const VAULT = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+import {Base} from "./Base.sol";
+
+contract Vault is Base {
+    uint256 public immutable cap;
+    event Deposited(address indexed from, uint256 amount, string note);
+
+    constructor(uint256 cap_, string memory label_) Base(label_) {
+        cap = cap_;
+    }
+
+    function deposit(uint256 amount, string calldata note) external {
+        require(amount <= cap, "over cap");
+        emit Deposited(msg.sender, amount, note);
+    }
+}
+`;
+const BASE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Base {
+    string public label;
+    constructor(string memory label_) { label = label_; }
+}
+`;
+const SINGLE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Single {
+    uint256 public value = 7;
+    function set(uint256 v) external { value = v; }
+}
+`;
+
+const SETTINGS = { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris' };
+const OUTPUTS = { '*': { '*': ['abi', 'evm.bytecode.object'] } };
+
+function standardJson(sources: Record<string, string>, settings: object = SETTINGS) {
+  return {
+    language: 'Solidity',
+    sources: Object.fromEntries(Object.entries(sources).map(([k, v]) => [k, { content: v }])),
+    settings,
+  };
+}
+
+function compile(sources: Record<string, string>, file: string, name: string, settings: object = SETTINGS) {
+  const input = { ...standardJson(sources, settings), settings: { ...settings, outputSelection: OUTPUTS } };
+  const out = JSON.parse(solc.compile(JSON.stringify(input)));
+  const errors = (out.errors ?? []).filter((e: any) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors[0].formattedMessage);
+  const c = out.contracts[file][name];
+  return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+}
+
+let stack: Stack;
+let wallet: Wallet;
+
+async function deploy(
+  sources: Record<string, string>,
+  file: string,
+  name: string,
+  args: unknown[] = [],
+  settings?: object,
+) {
+  const { abi, bytecode } = compile(sources, file, name, settings);
+  const factory = new ContractFactory(abi, bytecode, wallet);
+  const contract = await factory.deploy(...args);
+  const receipt = await contract.deploymentTransaction()!.wait();
+  return { address: await contract.getAddress(), abi, txHash: receipt!.hash, contract };
+}
+
+/** One Etherscan-API exchange; every answer must be HTTP 200 JSON. */
+async function etherscan(
+  params: Record<string, string>,
+  opts: { method?: 'GET' | 'POST'; base?: string; query?: Record<string, string> } = {},
+): Promise<{ status: number; body: any }> {
+  const base = opts.base ?? `${stack.url}/api/explorer/etherscan/testnet/api`;
+  let res: Response;
+  if (opts.method === 'POST') {
+    const q = opts.query ? `?${new URLSearchParams(opts.query)}` : '';
+    res = await fetch(`${base}${q}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(params).toString(),
+    });
+  } else {
+    res = await fetch(`${base}?${new URLSearchParams({ ...opts.query, ...params })}`);
+  }
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  return { status: res.status, body: await res.json() };
+}
+
+/** Submits and polls checkverifystatus until the job leaves the queue; returns every status seen. */
+async function verify(params: Record<string, string>): Promise<{ submit: any; statuses: any[] }> {
+  const submit = await etherscan({ module: 'contract', action: 'verifysourcecode', ...params }, { method: 'POST' });
+  expect(submit.status).toBe(200);
+  const statuses: any[] = [];
+  if (submit.body.status !== '1') return { submit: submit.body, statuses };
+  for (let i = 0; i < 300; i++) {
+    const s = await etherscan({ module: 'contract', action: 'checkverifystatus', guid: submit.body.result });
+    expect(s.status).toBe(200);
+    statuses.push(s.body);
+    if (s.body.result !== 'Pending in queue') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { submit: submit.body, statuses };
+}
+
+const last = (statuses: any[]) => statuses[statuses.length - 1];
+
+beforeAll(async () => {
+  stack = await startStack();
+  wallet = new Wallet(ANVIL_KEYS[1]!, providerOf(stack, 'testnet'));
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('GET /api/explorer/verification/config', () => {
+  it('lists the installed compilers and the EVM versions', async () => {
+    const res = await fetch(`${stack.url}/api/explorer/verification/config`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.compilerVersions).toEqual([VERSION]);
+    expect(body.evmVersions).toEqual(expect.arrayContaining(['paris', 'shanghai', 'london']));
+  });
+});
+
+describe('verification through the Etherscan-compatible API', () => {
+  let vault: Awaited<ReturnType<typeof deploy>>;
+  const encodedArgs = AbiCoder.defaultAbiCoder().encode(['uint256', 'string'], [1000n, 'savings']).slice(2);
+
+  beforeAll(async () => {
+    vault = await deploy({ 'src/Vault.sol': VAULT, 'src/Base.sol': BASE }, 'src/Vault.sol', 'Vault', [
+      1000n,
+      'savings',
+    ]);
+  }, 60_000);
+
+  it('verifies a multi-file standard-JSON input with constructor arguments and an immutable: full match', async () => {
+    // Before: not verified, in Etherscan's words.
+    const before = await etherscan({ module: 'contract', action: 'getabi', address: vault.address });
+    expect(before.body).toEqual({ status: '0', message: 'NOTOK', result: 'Contract source code not verified' });
+    const src = await etherscan({ module: 'contract', action: 'getsourcecode', address: vault.address });
+    expect(src.body.status).toBe('1');
+    expect(src.body.result[0].ABI).toBe('Contract source code not verified');
+    expect(src.body.result[0].SourceCode).toBe('');
+
+    const { submit, statuses } = await verify({
+      contractaddress: vault.address,
+      sourceCode: JSON.stringify(standardJson({ 'src/Vault.sol': VAULT, 'src/Base.sol': BASE })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'src/Vault.sol:Vault',
+      compilerversion: VERSION,
+      constructorArguements: encodedArgs,
+      apikey: 'ignored',
+    });
+    expect(submit.status).toBe('1');
+    expect(submit.result).toMatch(/^[0-9a-z]{50}$/);
+    expect(statuses[0].result === 'Pending in queue' || statuses[0].result === 'Pass - Verified').toBe(true);
+    expect(last(statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+
+    const res = await fetch(
+      `${stack.url}/api/explorer/address/${vault.address.toLowerCase()}/contract?network=testnet`,
+    );
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.found).toBe(true);
+    expect(body.contract).toMatchObject({
+      address: vault.address,
+      network: 'testnet',
+      name: 'Vault',
+      match: 'full',
+      compilerVersion: VERSION,
+      evmVersion: 'paris',
+      optimizer: { enabled: true, runs: 200 },
+      sources: { 'src/Vault.sol': VAULT, 'src/Base.sol': BASE },
+      constructorArgs: encodedArgs,
+      creationTxHash: vault.txHash,
+      creator: wallet.address,
+    });
+    expect(body.contract.abi).toEqual(vault.abi);
+
+    const abi = await etherscan({ module: 'contract', action: 'getabi', address: vault.address });
+    expect(abi.body.status).toBe('1');
+    expect(JSON.parse(abi.body.result)).toEqual(vault.abi);
+    const code = await etherscan({ module: 'contract', action: 'getsourcecode', address: vault.address });
+    expect(code.body.result[0]).toMatchObject({
+      ContractName: 'Vault',
+      CompilerVersion: VERSION,
+      OptimizationUsed: '1',
+      Runs: '200',
+      ConstructorArguments: encodedArgs,
+      EVMVersion: 'paris',
+      Proxy: '0',
+    });
+    // A standard-JSON verification's SourceCode is that JSON in double braces, as Etherscan does.
+    expect(code.body.result[0].SourceCode.startsWith('{{')).toBe(true);
+    expect(JSON.parse(code.body.result[0].SourceCode.slice(1, -1)).sources['src/Base.sol'].content).toBe(BASE);
+    const creation = await etherscan({
+      module: 'contract',
+      action: 'getcontractcreation',
+      contractaddresses: vault.address,
+    });
+    expect(creation.body.result).toEqual([
+      {
+        contractAddress: vault.address.toLowerCase(),
+        contractCreator: wallet.address.toLowerCase(),
+        txHash: vault.txHash,
+      },
+    ]);
+  }, 120_000);
+
+  it('a second submission for a verified address: status "0", "Contract source code already verified"', async () => {
+    const again = await etherscan(
+      {
+        module: 'contract',
+        action: 'verifysourcecode',
+        contractaddress: vault.address,
+        sourceCode: JSON.stringify(standardJson({ 'src/Vault.sol': VAULT, 'src/Base.sol': BASE })),
+        codeformat: 'solidity-standard-json-input',
+        contractname: 'src/Vault.sol:Vault',
+        compilerversion: VERSION,
+      },
+      { method: 'POST' },
+    );
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ status: '0', message: 'NOTOK', result: 'Contract source code already verified' });
+  });
+
+  it('the explorer decodes the verified contract: tx.method and every log', async () => {
+    const contract = new Contract(vault.address, vault.abi, wallet);
+    const tx = await contract.getFunction('deposit')(42n, 'hello');
+    await tx.wait();
+    const res = await fetch(`${stack.url}/api/explorer/tx/${tx.hash}?network=testnet`);
+    const body = await res.json();
+    expect(body.transaction.method).toEqual({
+      name: 'deposit',
+      signature: 'deposit(uint256,string)',
+      args: [
+        { name: 'amount', type: 'uint256', value: '42' },
+        { name: 'note', type: 'string', value: 'hello' },
+      ],
+    });
+    expect(body.transaction.logs[0].decoded).toEqual({
+      name: 'Deposited',
+      event: 'Deposited',
+      signature: 'Deposited(address,uint256,string)',
+      args: { from: wallet.address, amount: '42', note: 'hello' },
+    });
+    const info = await (await fetch(`${stack.url}/api/explorer/address/${vault.address}?network=testnet`)).json();
+    expect(info.info.contract).toMatchObject({ name: 'Vault', verified: true });
+  }, 60_000);
+});
+
+describe('verification outcomes', () => {
+  it('single-file input (optimizer off): full match, then getsourcecode gives the file itself', async () => {
+    const settings = { optimizer: { enabled: false, runs: 200 }, evmVersion: 'paris' };
+    const single = await deploy({ 'Single.sol': SINGLE }, 'Single.sol', 'Single', [], settings);
+    const { statuses } = await verify({
+      contractaddress: single.address,
+      sourceCode: SINGLE,
+      codeformat: 'solidity-single-file',
+      contractname: 'Single',
+      compilerversion: `${VERSION}.Linux.gcc`,
+      optimizationUsed: '0',
+      runs: '200',
+      evmversion: 'paris',
+    });
+    expect(last(statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    const code = await etherscan({ module: 'contract', action: 'getsourcecode', address: single.address });
+    expect(code.body.result[0]).toMatchObject({ SourceCode: SINGLE, ContractName: 'Single', OptimizationUsed: '0' });
+  }, 120_000);
+
+  it('a difference in the metadata alone (a comment): partial match', async () => {
+    const commented = SINGLE.replace('contract Single {', '// deployed with this comment\ncontract Single {');
+    const deployed = await deploy({ 'Single.sol': commented }, 'Single.sol', 'Single');
+    const { statuses } = await verify({
+      contractaddress: deployed.address,
+      sourceCode: JSON.stringify(standardJson({ 'Single.sol': SINGLE })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'Single.sol:Single',
+      compilerversion: VERSION,
+    });
+    expect(last(statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    const body = await (
+      await fetch(`${stack.url}/api/explorer/address/${deployed.address}/contract?network=testnet`)
+    ).json();
+    expect(body.contract.match).toBe('partial');
+  }, 120_000);
+
+  it('a wrong source fails with the first differing reason, and never blocks a later right one', async () => {
+    const deployed = await deploy({ 'Single.sol': SINGLE }, 'Single.sol', 'Single');
+    const wrong = SINGLE.replace('value = 7', 'value = 8');
+    const failed = await verify({
+      contractaddress: deployed.address,
+      sourceCode: JSON.stringify(standardJson({ 'Single.sol': wrong })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'Single.sol:Single',
+      compilerversion: VERSION,
+    });
+    expect(last(failed.statuses).status).toBe('0');
+    expect(last(failed.statuses).result).toMatch(
+      /^Fail - Unable to verify\. the (creation|runtime) code differs from the compiled code at byte \d+$/,
+    );
+    const right = await verify({
+      contractaddress: deployed.address,
+      sourceCode: JSON.stringify(standardJson({ 'Single.sol': SINGLE })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'Single.sol:Single',
+      compilerversion: VERSION,
+    });
+    expect(last(right.statuses).result).toBe('Pass - Verified');
+  }, 120_000);
+
+  it('wrong constructor arguments fail with that reason', async () => {
+    const deployed = await deploy({ 'src/Vault.sol': VAULT, 'src/Base.sol': BASE }, 'src/Vault.sol', 'Vault', [
+      5n,
+      'x',
+    ]);
+    const { statuses } = await verify({
+      contractaddress: deployed.address,
+      sourceCode: JSON.stringify(standardJson({ 'src/Vault.sol': VAULT, 'src/Base.sol': BASE })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'src/Vault.sol:Vault',
+      compilerversion: VERSION,
+      constructorArguements: AbiCoder.defaultAbiCoder().encode(['uint256', 'string'], [6n, 'x']).slice(2),
+    });
+    expect(last(statuses)).toEqual({
+      status: '0',
+      message: 'NOTOK',
+      result: 'Fail - Unable to verify. the constructor arguments differ from those of the creation transaction',
+    });
+  }, 120_000);
+
+  it('an unknown compiler version fails with that reason', async () => {
+    const deployed = await deploy({ 'Single.sol': SINGLE }, 'Single.sol', 'Single');
+    const { statuses } = await verify({
+      contractaddress: deployed.address,
+      sourceCode: SINGLE,
+      codeformat: 'solidity-single-file',
+      contractname: 'Single',
+      compilerversion: 'v0.8.99+commit.deadbeef',
+    });
+    expect(last(statuses).status).toBe('0');
+    expect(last(statuses).result).toBe(
+      `Fail - Unable to verify. compiler version v0.8.99+commit.deadbeef is not available (available: ${VERSION})`,
+    );
+  }, 60_000);
+
+  it('an address without code: "Unable to locate ContractCode at <address>"', async () => {
+    const empty = Wallet.createRandom().address;
+    const res = await etherscan(
+      {
+        module: 'contract',
+        action: 'verifysourcecode',
+        contractaddress: empty,
+        sourceCode: SINGLE,
+        codeformat: 'solidity-single-file',
+        contractname: 'Single',
+        compilerversion: VERSION,
+      },
+      { method: 'POST' },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: '0', message: 'NOTOK', result: `Unable to locate ContractCode at ${empty}` });
+  });
+
+  it('an unknown guid: "Unknown UID"', async () => {
+    const res = await etherscan({ module: 'contract', action: 'checkverifystatus', guid: 'x'.repeat(50) });
+    expect(res).toEqual({ status: 200, body: { status: '0', message: 'NOTOK', result: 'Unknown UID' } });
+  });
+});
+
+describe('the Etherscan-compatible base URLs', () => {
+  it('the shared base URL needs chainid (17991 | 1991); forge puts chainid in the URL and the rest in the form', async () => {
+    const missing = await etherscan(
+      { module: 'proxy', action: 'eth_blockNumber' },
+      { base: `${stack.url}/api/explorer/etherscan/api` },
+    );
+    expect(missing.status).toBe(200);
+    expect(missing.body.status).toBe('0');
+    expect(missing.body.result).toMatch(/chainid/);
+    const viaForm = await etherscan(
+      { module: 'contract', action: 'checkverifystatus', guid: 'nope' },
+      { method: 'POST', base: `${stack.url}/api/explorer/etherscan/api`, query: { chainid: '17991' } },
+    );
+    expect(viaForm.body).toEqual({ status: '0', message: 'NOTOK', result: 'Unknown UID' });
+    const proxy = await etherscan(
+      { module: 'proxy', action: 'eth_blockNumber', chainid: '17991' },
+      { base: `${stack.url}/api/explorer/etherscan/api` },
+    );
+    expect(proxy.body).toMatchObject({ jsonrpc: '2.0', id: 1 });
+    expect(proxy.body.result).toMatch(/^0x[0-9a-f]+$/);
+  });
+
+  it('unknown modules and bad networks answer status "0" with HTTP 200', async () => {
+    const bad = await etherscan({ module: 'nope', action: 'x' });
+    expect(bad).toEqual({
+      status: 200,
+      body: { status: '0', message: 'NOTOK', result: 'Error! Missing Or invalid Module name / Action name' },
+    });
+    const net = await etherscan(
+      { module: 'proxy', action: 'eth_blockNumber' },
+      { base: `${stack.url}/api/explorer/etherscan/devnet/api` },
+    );
+    expect(net.status).toBe(200);
+    expect(net.body.status).toBe('0');
+  });
+});
+
+describe('module=account, block, logs and proxy', () => {
+  let single: Awaited<ReturnType<typeof deploy>>;
+  beforeAll(async () => {
+    single = await deploy({ 'Single.sol': SINGLE }, 'Single.sol', 'Single');
+  }, 60_000);
+
+  it('balance and balancemulti in wei', async () => {
+    const expected = (await providerOf(stack, 'testnet').getBalance(wallet.address)).toString();
+    const one = await etherscan({ module: 'account', action: 'balance', address: wallet.address, tag: 'latest' });
+    expect(one.body).toEqual({ status: '1', message: 'OK', result: expected });
+    const empty = Wallet.createRandom().address;
+    const multi = await etherscan({ module: 'account', action: 'balancemulti', address: `${wallet.address},${empty}` });
+    expect(multi.body.result).toEqual([
+      { account: wallet.address, balance: expected },
+      { account: empty, balance: '0' },
+    ]);
+  });
+
+  it('txlist with Etherscan\'s fields once indexed; an empty list is "No transactions found"', async () => {
+    let list: any;
+    for (let i = 0; i < 100; i++) {
+      list = await etherscan({ module: 'account', action: 'txlist', address: single.address, sort: 'asc' });
+      if (list.body.status === '1') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(list.body.status).toBe('1');
+    const item = list.body.result[0];
+    expect(item).toMatchObject({
+      hash: single.txHash,
+      from: wallet.address.toLowerCase(),
+      to: '',
+      contractAddress: single.address.toLowerCase(),
+      isError: '0',
+      txreceipt_status: '1',
+      methodId: expect.any(String),
+    });
+    for (const field of [
+      'blockNumber',
+      'timeStamp',
+      'hash',
+      'nonce',
+      'blockHash',
+      'transactionIndex',
+      'from',
+      'to',
+      'value',
+      'gas',
+      'gasPrice',
+      'isError',
+      'txreceipt_status',
+      'input',
+      'contractAddress',
+      'cumulativeGasUsed',
+      'gasUsed',
+      'confirmations',
+      'methodId',
+      'functionName',
+    ]) {
+      expect(typeof item[field]).toBe('string');
+    }
+    const none = await etherscan({ module: 'account', action: 'txlist', address: Wallet.createRandom().address });
+    expect(none.body).toEqual({ status: '0', message: 'No transactions found', result: [] });
+    const tooMany = await etherscan({
+      module: 'account',
+      action: 'txlist',
+      address: single.address,
+      page: '2',
+      offset: '10000',
+    });
+    expect(tooMany.body.status).toBe('0');
+  }, 60_000);
+
+  it('getblocknobytime, getLogs and the proxy module', async () => {
+    const provider = providerOf(stack, 'testnet');
+    const block = await provider.getBlock('latest');
+    const byTime = await etherscan({
+      module: 'block',
+      action: 'getblocknobytime',
+      timestamp: String(block!.timestamp),
+      closest: 'before',
+    });
+    expect(byTime.body.status).toBe('1');
+    expect(Number(byTime.body.result)).toBeLessThanOrEqual(block!.number);
+
+    const tx = await new Contract(single.address, single.abi, wallet).getFunction('set')(9n);
+    const receipt = await tx.wait();
+    const code = await etherscan({ module: 'proxy', action: 'eth_getCode', address: single.address, tag: 'latest' });
+    expect(code.body).toEqual({ jsonrpc: '2.0', id: 1, result: await provider.getCode(single.address) });
+    const got = await etherscan({ module: 'proxy', action: 'eth_getTransactionReceipt', txhash: receipt!.hash });
+    expect(got.body.result.transactionHash).toBe(receipt!.hash);
+    const call = await etherscan({
+      module: 'proxy',
+      action: 'eth_call',
+      to: single.address,
+      data: new Interface(single.abi).encodeFunctionData('value'),
+      tag: 'latest',
+    });
+    expect(BigInt(call.body.result)).toBe(9n);
+    const logs = await etherscan({
+      module: 'logs',
+      action: 'getLogs',
+      address: single.address,
+      fromBlock: '0',
+      toBlock: 'latest',
+    });
+    expect(logs.body).toEqual({ status: '0', message: 'No records found', result: [] });
+  }, 60_000);
+});
