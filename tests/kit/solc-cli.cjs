@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* eslint-disable */
 // A solc command line over solc-js (the npm `solc` package), so that forge compiles offline with
 // the compiler the service has (no svm download): `--version` and `--standard-json` on stdin.
 const solc = require('solc');
