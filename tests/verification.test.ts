@@ -534,3 +534,25 @@ describe('module=account, block, logs and proxy', () => {
     expect(logs.body).toEqual({ status: '0', message: 'No records found', result: [] });
   }, 60_000);
 });
+
+describe('over the rate limit', () => {
+  let limited: Stack;
+  beforeAll(async () => {
+    limited = await startStack({ PUBLIC_RATE_LIMIT: '5' });
+  }, 120_000);
+  afterAll(() => limited?.stop());
+
+  it('429 with Retry-After, in Etherscan\'s shape: status "0" and "rate limit" in result', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${limited.url}/api/explorer/etherscan/testnet/api?module=proxy&action=eth_blockNumber`),
+      ),
+    );
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(10);
+    expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    const body = await refused[0]!.json();
+    expect(body).toEqual({ status: '0', message: 'NOTOK', result: expect.stringMatching(/rate limit/i) });
+    expect(answers.filter((r) => r.status !== 429).every((r) => r.status === 200)).toBe(true);
+  });
+});
