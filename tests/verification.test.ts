@@ -1,6 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- Etherscan-shaped answers are asserted field by field */
 import { AbiCoder, Contract, ContractFactory, Interface, Wallet } from 'ethers';
-import { ANVIL_KEYS, providerOf } from './kit/chain';
+import { ANVIL_KEYS, fund, providerOf } from './kit/chain';
+import { client } from './kit/http';
+import { login } from './kit/login';
+import { deployRegistered } from './kit/flows';
+import { TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack } from './kit/stack';
 
 // Verification by recompiling and the Etherscan-compatible API (docs/api.md, "Verification" and
@@ -387,6 +391,43 @@ describe('verification outcomes', () => {
     const res = await etherscan({ module: 'contract', action: 'checkverifystatus', guid: 'x'.repeat(50) });
     expect(res).toEqual({ status: 200, body: { status: '0', message: 'NOTOK', result: 'Unknown UID' } });
   });
+});
+
+describe('portal contracts', () => {
+  it('are verified from their own record: sources, settings, ABI; a submission is "already verified"', async () => {
+    const api = client(stack.url);
+    const dev = await login(api, stack.ca);
+    await fund(stack, 'testnet', dev.walletAddress, '10', 0);
+    const token = await deployRegistered(api, dev, TOKEN_SOURCE, ['1000']);
+    const res = await fetch(`${stack.url}/api/explorer/address/${token.address}/contract?network=testnet`);
+    const body = await res.json();
+    expect(body.found).toBe(true);
+    expect(body.contract).toMatchObject({
+      address: token.address,
+      match: 'full',
+      compilerVersion: VERSION,
+      evmVersion: 'paris',
+      optimizer: { enabled: true, runs: 200 },
+    });
+    expect(Object.values(body.contract.sources)).toEqual([TOKEN_SOURCE]);
+    expect(body.contract.abi).toEqual(token.abi);
+    expect(body.contract.constructorArgs).toBe(AbiCoder.defaultAbiCoder().encode(['uint256'], [1000n]).slice(2));
+    const abi = await etherscan({ module: 'contract', action: 'getabi', address: token.address });
+    expect(JSON.parse(abi.body.result)).toEqual(token.abi);
+    const again = await etherscan(
+      {
+        module: 'contract',
+        action: 'verifysourcecode',
+        contractaddress: token.address,
+        sourceCode: TOKEN_SOURCE,
+        codeformat: 'solidity-single-file',
+        contractname: 'Token',
+        compilerversion: VERSION,
+      },
+      { method: 'POST' },
+    );
+    expect(again.body).toEqual({ status: '0', message: 'NOTOK', result: 'Contract source code already verified' });
+  }, 120_000);
 });
 
 describe('the Etherscan-compatible base URLs', () => {

@@ -119,11 +119,70 @@ export class VerificationService {
     return { compilerVersions: compilerVersions(), evmVersions: [...EVM_VERSIONS] };
   }
 
-  /** The verified contract at `address`, or null. */
+  /**
+   * The verified contract at `address`, or null. A contract deployed through the portal is verified
+   * from its own record (sources, settings, ABI) the first time it is asked for, when its code on
+   * chain is the code the portal compiled.
+   */
   async contractAt(network: Network, address: string): Promise<VerifiedContract | null> {
     const rows: Row[] = await this.ds.query(`SELECT * FROM verified_contracts WHERE network = $1 AND address = $2`, [
       network,
       checksum(address),
+    ]);
+    if (rows[0]) return toVerified(rows[0]);
+    return this.fromPortalRecord(network, checksum(address));
+  }
+
+  /** Verifies a portal contract from its record (the contracts domain's table), or null when none matches. */
+  private async fromPortalRecord(network: Network, address: string): Promise<VerifiedContract | null> {
+    const portal: Row[] = await this.ds.query(
+      `SELECT contract_name, source_file, abi, bytecode, deployed_bytecode, immutable_references, sources,
+              constructor_args, compiler, deploy_tx_hash
+       FROM contracts WHERE network = $1 AND address = ANY($2::text[]) AND status = 'deployed'
+       ORDER BY deployed_at DESC NULLS LAST LIMIT 1`,
+      [network, [address, address.toLowerCase()]],
+    );
+    const record = portal[0];
+    if (!record) return null;
+    const code = await this.reader.call<string>(network, 'eth_getCode', [address, 'latest']);
+    const runtime = compareRuntime(
+      code,
+      record.deployed_bytecode as string,
+      (record.immutable_references as ImmutableReferences | null) ?? {},
+    );
+    if (runtime.match === null) return null;
+    const compiler = record.compiler as {
+      version: string;
+      evmVersion: string;
+      optimizer: { enabled: boolean; runs: number };
+    };
+    const creation = await this.creationOf(network, address).catch(() => null);
+    await this.ds.query(
+      `INSERT INTO verified_contracts (network, address, name, source_file, match, compiler_version, evm_version,
+         optimizer, runs, code_format, sources, standard_json, abi, constructor_args, license_type,
+         creation_tx_hash, creator)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'portal', $10, NULL, $11, $12, NULL, $13, $14)
+       ON CONFLICT (network, address) DO NOTHING`,
+      [
+        network,
+        address,
+        record.contract_name,
+        record.source_file,
+        runtime.match,
+        `v${compiler.version.replace(/^v/, '')}`,
+        compiler.evmVersion,
+        compiler.optimizer.enabled,
+        compiler.optimizer.runs,
+        JSON.stringify(record.sources),
+        JSON.stringify(record.abi),
+        bareHex((record.constructor_args as string | null) ?? ''),
+        creation?.txHash ?? (record.deploy_tx_hash as string | null),
+        creation?.creator ?? null,
+      ],
+    );
+    const rows: Row[] = await this.ds.query(`SELECT * FROM verified_contracts WHERE network = $1 AND address = $2`, [
+      network,
+      address,
     ]);
     return rows[0] ? toVerified(rows[0]) : null;
   }
