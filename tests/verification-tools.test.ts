@@ -15,11 +15,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { AbiCoder, Wallet } from 'ethers';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
+import { newKey } from './kit/flows';
+import { client } from './kit/http';
+import { login } from './kit/login';
 import { startStack, type Stack } from './kit/stack';
 
 // `forge verify-contract` (npm @foundry-rs/forge) against the Etherscan-compatible API
 // (docs/api.md, "Etherscan-compatible API"), offline: forge compiles with solc-js through
-// tests/kit/solc-cli.cjs (no svm download), deploys with `forge create` and verifies with
+// tests/kit/solc-cli.cjs (no svm download), deploys with `forge create` through the service's JSON-RPC door and verifies with
 // `--verifier etherscan` and `--verifier blockscout`, each with `--verifier-url`.
 
 const run = promisify(execFile);
@@ -56,6 +59,8 @@ contract Counter {
 
 let stack: Stack;
 let project: string;
+/** The service's JSON-RPC door with a write key: how teams deploy with their tools. */
+let doorUrl: string;
 
 async function forge(args: string[]): Promise<{ code: number; out: string }> {
   try {
@@ -75,7 +80,7 @@ async function deploy(start: bigint): Promise<string> {
     'create',
     'src/Counter.sol:Counter',
     '--rpc-url',
-    providerOf(stack, 'testnet')._getConnection().url,
+    doorUrl,
     '--private-key',
     ANVIL_KEYS[2]!,
     '--broadcast',
@@ -148,6 +153,10 @@ async function forgeWire(
 beforeAll(async () => {
   if (!haveForge) return;
   stack = await startStack();
+  const api = client(stack.url);
+  const dev = await login(api, stack.ca);
+  const key = await newKey(api, dev, { name: 'deployer', scopes: ['read', 'write'] });
+  doorUrl = `${stack.url}/rpc/testnet/${key.apiKey}`;
   project = mkdtempSync(path.join(tmpdir(), 'forge-verify-'));
   mkdirSync(path.join(project, 'src'));
   writeFileSync(path.join(project, 'src/Counter.sol'), COUNTER);

@@ -164,8 +164,24 @@ describe('verification through the Etherscan-compatible API', () => {
     expect(before.body).toEqual({ status: '0', message: 'NOTOK', result: 'Contract source code not verified' });
     const src = await etherscan({ module: 'contract', action: 'getsourcecode', address: vault.address });
     expect(src.body.status).toBe('1');
-    expect(src.body.result[0].ABI).toBe('Contract source code not verified');
-    expect(src.body.result[0].SourceCode).toBe('');
+    // Etherscan's answer for an unverified address, field for field.
+    expect(src.body.result).toEqual([
+      {
+        SourceCode: '',
+        ABI: 'Contract source code not verified',
+        ContractName: '',
+        CompilerVersion: '',
+        OptimizationUsed: '',
+        Runs: '',
+        ConstructorArguments: '',
+        EVMVersion: 'Default',
+        Library: '',
+        LicenseType: 'Unknown',
+        Proxy: '0',
+        Implementation: '',
+        SwarmSource: '',
+      },
+    ]);
 
     const { submit, statuses } = await verify({
       contractaddress: vault.address,
