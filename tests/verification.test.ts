@@ -309,7 +309,7 @@ describe('verification outcomes', () => {
     expect(code.body.result[0]).toMatchObject({ SourceCode: SINGLE, ContractName: 'Single', OptimizationUsed: '0' });
   }, 120_000);
 
-  it('a difference in the metadata alone (a comment): partial match', async () => {
+  it('a difference in the metadata alone (a comment): partial match, which a full match later replaces', async () => {
     const commented = SINGLE.replace('contract Single {', '// deployed with this comment\ncontract Single {');
     const deployed = await deploy({ 'Single.sol': commented }, 'Single.sol', 'Single');
     const { statuses } = await verify({
@@ -324,6 +324,42 @@ describe('verification outcomes', () => {
       await fetch(`${stack.url}/api/explorer/address/${deployed.address}/contract?network=testnet`)
     ).json();
     expect(body.contract.match).toBe('partial');
+
+    // The same partial source again: already verified; the deployed source: full, replacing it.
+    const samePartial = await verify({
+      contractaddress: deployed.address,
+      sourceCode: JSON.stringify(standardJson({ 'Single.sol': SINGLE })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'Single.sol:Single',
+      compilerversion: VERSION,
+    });
+    expect(last(samePartial.statuses)).toEqual({ status: '1', message: 'OK', result: 'Already Verified' });
+    const exact = await verify({
+      contractaddress: deployed.address,
+      sourceCode: JSON.stringify(standardJson({ 'Single.sol': commented })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'Single.sol:Single',
+      compilerversion: VERSION,
+    });
+    expect(last(exact.statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    const after = await (
+      await fetch(`${stack.url}/api/explorer/address/${deployed.address}/contract?network=testnet`)
+    ).json();
+    expect(after.contract.match).toBe('full');
+    expect(after.contract.sources['Single.sol']).toBe(commented);
+    const final = await etherscan(
+      {
+        module: 'contract',
+        action: 'verifysourcecode',
+        contractaddress: deployed.address,
+        sourceCode: JSON.stringify(standardJson({ 'Single.sol': commented })),
+        codeformat: 'solidity-standard-json-input',
+        contractname: 'Single.sol:Single',
+        compilerversion: VERSION,
+      },
+      { method: 'POST' },
+    );
+    expect(final.body.result).toBe('Contract source code already verified');
   }, 120_000);
 
   it('a wrong source fails with the first differing reason, and never blocks a later right one', async () => {

@@ -188,12 +188,13 @@ export class VerificationService {
   }
 
   /**
-   * Accepts a request: refuses at once an address already verified or without code, else records a
-   * pending job, starts it and returns its guid.
+   * Accepts a request: refuses at once an address already verified (a `partial` match may still be
+   * replaced by a `full` one) or without code, else records a pending job, starts it and returns
+   * its guid.
    */
   async submit(network: Network, request: VerificationRequest): Promise<string> {
     const address = checksum(request.address);
-    if (await this.contractAt(network, address)) {
+    if ((await this.contractAt(network, address))?.match === 'full') {
       throw new SubmissionRefused('Contract source code already verified');
     }
     const code = await this.reader.call<string>(network, 'eth_getCode', [address, 'latest']);
@@ -287,7 +288,15 @@ export class VerificationService {
          optimizer, runs, code_format, sources, standard_json, abi, constructor_args, license_type,
          creation_tx_hash, creator)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-       ON CONFLICT (network, address) DO NOTHING RETURNING address`,
+       ON CONFLICT (network, address) DO UPDATE SET
+         name = EXCLUDED.name, source_file = EXCLUDED.source_file, match = EXCLUDED.match,
+         compiler_version = EXCLUDED.compiler_version, evm_version = EXCLUDED.evm_version,
+         optimizer = EXCLUDED.optimizer, runs = EXCLUDED.runs, code_format = EXCLUDED.code_format,
+         sources = EXCLUDED.sources, standard_json = EXCLUDED.standard_json, abi = EXCLUDED.abi,
+         constructor_args = EXCLUDED.constructor_args, license_type = EXCLUDED.license_type,
+         creation_tx_hash = EXCLUDED.creation_tx_hash, creator = EXCLUDED.creator, verified_at = now()
+       WHERE verified_contracts.match = 'partial' AND EXCLUDED.match = 'full'
+       RETURNING address`,
       [
         network,
         request.address,
