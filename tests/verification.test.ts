@@ -439,6 +439,19 @@ describe('verification outcomes', () => {
     expect(res.body).toEqual({ status: '0', message: 'NOTOK', result: `Unable to locate ContractCode at ${empty}` });
   });
 
+  it('a job its instance never finished fails after 10 minutes instead of staying pending', async () => {
+    await stack.app.dataSource.query(
+      `INSERT INTO verification_jobs (guid, network, address, status, created_at)
+       VALUES ('abandoned', 'testnet', '0x0000000000000000000000000000000000000001', 'pending', now() - interval '11 minutes')`,
+    );
+    const res = await etherscan({ module: 'contract', action: 'checkverifystatus', guid: 'abandoned' });
+    expect(res.body).toEqual({
+      status: '0',
+      message: 'NOTOK',
+      result: 'Fail - Unable to verify. the verification was interrupted; submit it again',
+    });
+  });
+
   it('an unknown guid: "Unknown UID"', async () => {
     const res = await etherscan({ module: 'contract', action: 'checkverifystatus', guid: 'x'.repeat(50) });
     expect(res).toEqual({ status: 200, body: { status: '0', message: 'NOTOK', result: 'Unknown UID' } });

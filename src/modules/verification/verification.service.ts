@@ -69,6 +69,8 @@ const OUTPUTS = [
 ];
 /** Verification jobs are kept this long for checkverifystatus. */
 const JOB_RETENTION = '7 days';
+/** A job still pending after this long was abandoned (its instance stopped while it ran). */
+const STALE_PENDING = '10 minutes';
 
 /** One line of a compiler message, bounded. */
 const firstLine = (text: string) => (text.split('\n')[0] ?? '').slice(0, 300);
@@ -219,9 +221,16 @@ export class VerificationService {
 
   /** Where a job stands. */
   async status(guid: string): Promise<JobStatus> {
-    const rows: Row[] = await this.ds.query(`SELECT status, reason FROM verification_jobs WHERE guid = $1`, [guid]);
+    const rows: Row[] = await this.ds.query(
+      `SELECT status, reason, created_at < now() - $2::interval AS stale FROM verification_jobs WHERE guid = $1`,
+      [guid, STALE_PENDING],
+    );
     const row = rows[0];
     if (!row) return { status: 'unknown' };
+    // A job its instance never finished (it stopped meanwhile): clients would poll it forever.
+    if (row.status === 'pending' && row.stale === true) {
+      return { status: 'fail', reason: 'the verification was interrupted; submit it again' };
+    }
     if (row.status === 'fail') return { status: 'fail', reason: (row.reason as string | null) ?? 'unknown reason' };
     return { status: row.status as 'pending' | 'pass' | 'already' };
   }
