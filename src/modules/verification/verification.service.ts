@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Network } from '../../config';
-import { checksum } from '../../kernel/address';
+import { checksum, isAddressLike } from '../../kernel/address';
 import type { Logger } from '../../logger';
 import type { PoolOutcome, SolidityCompiler } from '../contracts';
 import type { ChainReader } from '../explorer';
@@ -270,14 +270,17 @@ export class VerificationService {
     } catch {
       return null;
     }
-    if (!found?.hash || !found.creator) return null;
+    // The node's answer is checked before use: chain data is hostile input.
+    if (typeof found?.hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(found.hash)) return null;
+    if (typeof found.creator !== 'string' || !isAddressLike(found.creator)) return null;
     const tx = await this.reader
-      .call<{ to?: string | null; input?: string } | null>(network, 'eth_getTransactionByHash', [found.hash])
+      .call<{ to?: unknown; input?: unknown } | null>(network, 'eth_getTransactionByHash', [found.hash])
       .catch(() => null);
+    const created = tx !== null && (tx.to === null || tx.to === undefined) && typeof tx.input === 'string';
     return {
-      txHash: found.hash,
+      txHash: found.hash.toLowerCase(),
       creator: checksum(found.creator),
-      input: tx && (tx.to === null || tx.to === undefined) ? (tx.input ?? null) : null,
+      input: created && /^0x[0-9a-fA-F]*$/.test(tx.input as string) ? (tx.input as string) : null,
     };
   }
 
