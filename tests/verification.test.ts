@@ -148,6 +148,21 @@ describe('GET /api/explorer/verification/config', () => {
   });
 });
 
+describe('GET /api/explorer/address/{address}/contract', () => {
+  it('an unverified address: {found: false}; a malformed one: 400 VALIDATION_FAILED', async () => {
+    const none = await fetch(
+      `${stack.url}/api/explorer/address/${Wallet.createRandom().address}/contract?network=testnet`,
+    );
+    expect(none.status).toBe(200);
+    expect(await none.json()).toEqual({ found: false });
+    const bad = await fetch(`${stack.url}/api/explorer/address/0x1234/contract?network=testnet`);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.code).toBe('VALIDATION_FAILED');
+    const net = await fetch(`${stack.url}/api/explorer/address/${wallet.address}/contract?network=devnet`);
+    expect(net.status).toBe(400);
+  });
+});
+
 describe('verification through the Etherscan-compatible API', () => {
   let vault: Awaited<ReturnType<typeof deploy>>;
   const encodedArgs = AbiCoder.defaultAbiCoder().encode(['uint256', 'string'], [1000n, 'savings']).slice(2);
@@ -219,6 +234,22 @@ describe('verification through the Etherscan-compatible API', () => {
     });
     expect(body.contract.abi).toEqual(vault.abi);
 
+    const gql = await fetch(`${stack.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `query($a: String!) { verificationConfig { compilerVersions }
+          addressContract(address: $a, network: testnet) { found contract { name match constructorArgs creator } } }`,
+        variables: { a: vault.address },
+      }),
+    });
+    expect((await gql.json()).data).toEqual({
+      verificationConfig: { compilerVersions: [VERSION] },
+      addressContract: {
+        found: true,
+        contract: { name: 'Vault', match: 'full', constructorArgs: encodedArgs, creator: wallet.address },
+      },
+    });
     const abi = await etherscan({ module: 'contract', action: 'getabi', address: vault.address });
     expect(abi.body.status).toBe('1');
     expect(JSON.parse(abi.body.result)).toEqual(vault.abi);
