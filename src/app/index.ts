@@ -27,6 +27,10 @@ import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
 import type { ContractEventsSubscription } from '../modules/events';
 import { webhookBacklog } from '../modules/webhooks';
+import { AppError } from '../errors/app-error';
+import { INVALID_NETWORK_MESSAGE } from '../errors/error-map';
+
+const isNetwork = (value: string): value is Network => (NETWORKS as readonly string[]).includes(value);
 
 export interface App {
   url: string;
@@ -189,18 +193,20 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       logger,
       metrics,
       readiness,
-      rpc: async (network, body, parsed, ctx) => {
-        if (!(NETWORKS as readonly string[]).includes(network)) {
-          return {
-            status: 404,
-            body: {
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32602, message: 'network must be "testnet" or "mainnet"' },
-            },
-          };
-        }
-        return services.rpc.answer(network as Network, body, parsed, ctx.session);
+      rpc: {
+        answer: async (network, body, parsed, ctx) => {
+          if (!isNetwork(network)) {
+            return {
+              status: 404,
+              body: { jsonrpc: '2.0', id: null, error: { code: -32602, message: INVALID_NETWORK_MESSAGE } },
+            };
+          }
+          return services.rpc.answer(network, body, parsed, ctx.session);
+        },
+        open: async (network, session, peer) => {
+          if (!isNetwork(network)) throw new AppError('INVALID_NETWORK', INVALID_NETWORK_MESSAGE);
+          return services.rpc.openSocket(network, session, peer);
+        },
       },
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
       edge: {

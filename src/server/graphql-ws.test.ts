@@ -18,7 +18,6 @@ async function start() {
   const logger = createLogger('silent');
   const server = http.createServer();
   const ws = graphqlWs({
-    server,
     schema,
     pipeline: createGraphQLPipeline(schema),
     clientAddress: () => '127.0.0.1',
@@ -30,6 +29,7 @@ async function start() {
     errors: errorFaces(new Metrics(), logger),
     connectionsPerIp: 10,
   });
+  server.on('upgrade', ws.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   return { server, ws, url };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -15,7 +16,6 @@ import type { RequestContexts } from './request-context';
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 export interface GraphQLWsOptions {
-  server: http.Server;
   schema: GraphQLSchema;
   pipeline: GraphQLPipeline;
   clientAddress: (req: http.IncomingMessage) => string;
@@ -32,13 +32,17 @@ export interface GraphQLWsOptions {
  * Returns what stops it: `dispose` closes every connection (1001) and resolves once all have
  * closed; `cut` ends at once those that have not.
  */
-export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; cut(): void } {
+export function graphqlWs(opts: GraphQLWsOptions): {
+  /** Takes an upgrade of /graphql (the server's upgrade dispatcher hands it over). */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
+  dispose(): Promise<void>;
+  cut(): void;
+} {
   const { schema, pipeline, clientAddress, contexts, errors } = opts;
   // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address.
   const connections = new Map<string, number>();
   const wss = new WebSocketServer({
-    server: opts.server,
-    path: '/graphql',
+    noServer: true,
     maxPayload: MAX_BODY_BYTES,
     verifyClient: ({ req }, done) => {
       if ((connections.get(clientAddress(req)) ?? 0) >= opts.connectionsPerIp) {
@@ -104,6 +108,7 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; c
     wss,
   );
   return {
+    upgrade: (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)),
     dispose: async () => server.dispose(),
     cut: () => {
       for (const socket of wss.clients) socket.terminate();

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Credentials } from '../auth/credentials';
@@ -17,7 +18,8 @@ import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-route
 import { requestContexts } from './request-context';
 import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
-import { inOrder } from './step';
+import { rpcWs, type RpcWsOpen } from './rpc-ws';
+import { inOrder, pathOf } from './step';
 import { withJsonBody } from './with-body-limit';
 import { answerParserErrors, notFound, withErrors } from './with-errors';
 import { withHygieneHeaders } from './with-hygiene-headers';
@@ -38,8 +40,8 @@ export interface HttpServerOptions {
   chargeableDeveloper: (credentials: Credentials) => string | undefined;
   /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
   limits: { public: RequestLimit; developer: RequestLimit };
-  /** The JSON-RPC door's answers (docs/api.md, "JSON-RPC door"); without it, /rpc paths are 404. */
-  rpc?: RpcHttpOptions['answer'];
+  /** The JSON-RPC door (docs/api.md, "JSON-RPC door"): its HTTP answers and its WebSocket connections. */
+  rpc?: { answer: RpcHttpOptions['answer']; open: RpcWsOpen };
   /** Builds the session (who is calling) of each request and WebSocket operation. */
   sessionFor: SessionFactory;
   logger: Logger;
@@ -104,13 +106,27 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   // GraphQL over WebSocket: the upgrade leaves the HTTP steps below at once.
   const ws = graphqlWs({
-    server,
     schema,
     pipeline,
     clientAddress,
     contexts,
     errors,
     connectionsPerIp: opts.edge.wsConnectionsPerIp,
+  });
+  const rpcSockets = opts.rpc
+    ? rpcWs({
+        open: opts.rpc.open,
+        sessionFor: opts.sessionFor,
+        clientAddress,
+        connectionsPerIp: opts.edge.wsConnectionsPerIp,
+      })
+    : undefined;
+  // Upgrades: GraphQL's on /graphql, the JSON-RPC door's on /rpc/...; any other path is refused.
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = pathOf(req);
+    if (path === '/graphql') ws.upgrade(req, socket, head);
+    else if (rpcSockets && path.startsWith('/rpc/')) rpcSockets.upgrade(req, socket, head);
+    else socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   const drain = httpDrain(server);
   const graphql = await graphqlHttp({
@@ -119,7 +135,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     contexts,
     errors,
     drain: async () => {
-      await Promise.all([drain.drain({ cutOthers: () => ws.cut() }), ws.dispose()]);
+      await Promise.all([
+        drain.drain({
+          cutOthers: () => {
+            ws.cut();
+            rpcSockets?.cut();
+          },
+        }),
+        ws.dispose(),
+        rpcSockets?.dispose(),
+      ]);
     },
   });
   const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors });
@@ -144,7 +169,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         drain.step,
         withHygieneHeaders(opts.edge.corsOrigins),
         withLimits({ ...opts, credentialsOf: contexts.credentialsOf, clientAddress, errors }),
-        ...(opts.rpc ? [withRpcDoor({ answer: opts.rpc, contexts, errors, begin })] : []),
+        ...(opts.rpc ? [withRpcDoor({ answer: opts.rpc.answer, contexts, errors, begin })] : []),
         withDirectRoutes(rest.direct, { begin, contexts, errors }),
         (req, res, next) => void (graphql.direct(req, res) || next()),
       ],
