@@ -231,6 +231,14 @@ asRoot('a data directory the postgres user cannot reach (running as root)', () =
     expect(statSync(program).mtimeMs).toBe(copiedAt);
     await running.stop();
     running = undefined;
+
+    // A copy closed since (chmod -R go-rx, say) is opened up again rather than run broken.
+    chmodSync(path.join(copy, 'bin'), 0o700);
+    running = await startEmbeddedPostgres({ dataDir: projectData, logger, relocationRoot, installationDir });
+    expect(serverProgram(path.join(projectData, 'postgres'))).toBe(program);
+    expect(statSync(path.join(copy, 'bin')).mode & 0o777).toBe(0o755);
+    await running.stop();
+    running = undefined;
   }, 90_000);
 
   it('says why a start failed in one line and leaves nothing of it behind', async () => {

@@ -371,7 +371,14 @@ export async function postgresInstallation(
       .digest('hex')
       .slice(0, 16);
     const copy = path.join(relocationRoot, `postgresql-${manifest.version ?? 'unknown'}-${digest}`);
-    if (existsSync(copy)) return installation(copy);
+    if (existsSync(copy)) {
+      // A copy whose modes were changed since (a restrictive chmod -R) is opened up again, not used broken.
+      if (!othersCanUse(copy)) {
+        await openUp(copy);
+        chmodSync(copy, 0o755);
+      }
+      return installation(copy);
+    }
     openRelocationRoot(relocationRoot);
     // Copied aside, then renamed into place: a copy under its final name is always complete.
     partial = mkdtempSync(path.join(relocationRoot, '.partial-postgresql-'));
