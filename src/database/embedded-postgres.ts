@@ -132,7 +132,7 @@ function run(name, file, args, ids, ready) {
 }
 
 async function start(m) {
-  const ids = process.getuid() === 0 ? postgresUser() : {};
+  const ids = process.getuid?.() === 0 ? postgresUser() : {};
   if (m.initialise) {
     fs.mkdirSync(m.clusterDir, { recursive: true, mode: 0o700 });
     // The password goes through a file only the postgres user can read, beside the cluster (reachable by that user).
@@ -307,11 +307,12 @@ export function packagedInstallationDir(): string {
   return path.join(path.dirname(entry), '..', 'native');
 }
 
+const EXE = process.platform === 'win32' ? '.exe' : '';
 const installation = (dir: string, copied = true): PostgresInstallation => ({
   dir,
   copied,
-  initdb: path.join(dir, 'bin', 'initdb'),
-  postgres: path.join(dir, 'bin', 'postgres'),
+  initdb: path.join(dir, 'bin', `initdb${EXE}`),
+  postgres: path.join(dir, 'bin', `postgres${EXE}`),
 });
 
 /** Whether a user other than the owner can run the installation in place: every parent passable, programs runnable, lib and share readable. */
@@ -371,6 +372,7 @@ export async function postgresInstallation(
       .digest('hex')
       .slice(0, 16);
     const copy = path.join(relocationRoot, `postgresql-${manifest.version ?? 'unknown'}-${digest}`);
+    openRelocationRoot(relocationRoot);
     if (existsSync(copy)) {
       // A copy whose modes were changed since (a restrictive chmod -R) is opened up again, not used broken.
       if (!othersCanUse(copy)) {
@@ -379,7 +381,6 @@ export async function postgresInstallation(
       }
       return installation(copy);
     }
-    openRelocationRoot(relocationRoot);
     // Copied aside, then renamed into place: a copy under its final name is always complete.
     partial = mkdtempSync(path.join(relocationRoot, '.partial-postgresql-'));
     await cp(packaged, partial, { recursive: true, verbatimSymlinks: true });
