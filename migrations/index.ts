@@ -10,6 +10,7 @@ import { ContractEvents1764100000000 } from './1764100000000-ContractEvents';
 import { TransactionRecords1764200000000 } from './1764200000000-TransactionRecords';
 import { Webhooks1764300000000 } from './1764300000000-Webhooks';
 import { PackedGatewayCalls1764400000000 } from './1764400000000-PackedGatewayCalls';
+import { WebhookOperations1764560000000 } from './1764560000000-WebhookOperations';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   TransactionRecords1764200000000,
   Webhooks1764300000000,
   PackedGatewayCalls1764400000000,
+  WebhookOperations1764560000000,
 ];
