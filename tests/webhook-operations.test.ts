@@ -230,14 +230,16 @@ describe('test, redeliver, rotate-secret', () => {
     const hook = await create(`${receiver.url}/again`);
     receiver.answer = () => ({ status: 200 });
     await statusChanged();
+    await statusChanged();
     const w = worker();
-    await waitFor('delivered', async () =>
-      (await deliveries(hook.id)).body.items[0]?.status === 'delivered' ? true : undefined,
-    );
-    const [first] = (await deliveries(hook.id)).body.items;
+    const delivered = await waitFor('both delivered', async () => {
+      const { items } = (await deliveries(hook.id)).body;
+      return items.length === 2 && items.every((d: any) => d.status === 'delivered') ? items : undefined;
+    });
+    const [second, first] = delivered;
     await w.stop();
 
-    // Delivered → pending again, same message, sent again and signed anew.
+    // Delivered → pending again, same message, at the end of the queue (the top of the list), signed anew.
     const again = await api.post(
       `/api/devportal/webhooks/${hook.id}/deliveries/${first.id}/redeliver`,
       {},
@@ -245,13 +247,14 @@ describe('test, redeliver, rotate-secret', () => {
     );
     expect(again.status).toBe(201);
     expect(again.body).toEqual({ ...first, status: 'pending', nextAttemptAt: expect.any(String) });
+    expect((await deliveries(hook.id)).body.items.map((d: any) => d.id)).toEqual([first.id, second.id]);
     worker();
-    const twice = await waitFor('sent twice', () =>
-      receiver.on('/again').length >= 2 ? receiver.on('/again') : undefined,
+    const sent = await waitFor('sent again', () =>
+      receiver.on('/again').length >= 3 ? receiver.on('/again') : undefined,
     );
-    expect(twice.map((r) => r.id)).toEqual([first.id, first.id]);
-    expect(twice[1]!.body).toBe(twice[0]!.body);
-    expect(verifies(hook.secret, twice[1]!)).toBe(true);
+    expect(sent.map((r) => r.id)).toEqual([first.id, second.id, first.id]);
+    expect(sent[2]!.body).toBe(sent[0]!.body);
+    expect(verifies(hook.secret, sent[2]!)).toBe(true);
     const settled = await waitFor('delivered again', async () => {
       const [d] = (await deliveries(hook.id)).body.items;
       return d.status === 'delivered' ? d : undefined;
@@ -280,7 +283,9 @@ describe('test, redeliver, rotate-secret', () => {
     expect(now.status).toBe(201);
     expect(Date.parse(now.body.nextAttemptAt)).toBeLessThanOrEqual(Date.now() + 1000);
     worker();
-    await waitFor('sent a third time', () => (receiver.on('/again').length >= 3 ? true : undefined));
+    await waitFor('sent a third time', () =>
+      receiver.on('/again').filter((r) => r.id === first.id).length >= 3 ? true : undefined,
+    );
   });
 
   it('rotates the secret (201, shown once, no-store); both secrets verify for 24 h, then only the new one', async () => {
