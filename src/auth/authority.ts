@@ -99,6 +99,13 @@ export class Authority {
     return caller;
   }
 
+  /** Only the developer who created a webhook may act on it (test, redeliver, rotate its secret). */
+  requireWebhookOwner(caller: DeveloperEntity, webhook: { developerId: string }): void {
+    if (caller.id !== webhook.developerId) {
+      throw new AppError('FORBIDDEN', 'Only the developer who created the webhook may act on it');
+    }
+  }
+
   /** Only the owner of a contract may read what belongs to it with a developer token. */
   requireContractOwner(caller: DeveloperEntity, contract: { ownerId: string }): void {
     if (caller.id !== contract.ownerId) {

@@ -196,6 +196,10 @@ const EXTRA_STATUSES: Record<string, number[]> = {
   queryContract: [409, 422, 429, 502],
   invokeContract: [409, 422, 429, 502],
   contractEvents: [409],
+  // A deleted webhook (docs/api.md, Webhooks).
+  testWebhook: [409],
+  redeliverWebhookDelivery: [409],
+  rotateWebhookSecret: [409],
 };
 
 /** Error statuses a route can answer, for its documented responses. */

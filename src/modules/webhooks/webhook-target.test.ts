@@ -133,7 +133,7 @@ describe('postMessage', () => {
       expect(await postMessage(`http://127.0.0.1:${port}/`, '{}', {}, open)).toEqual({
         ok: false,
         status: 302,
-        error: 'the receiver answered 302',
+        error: 'status 302',
       });
     } finally {
       await new Promise((r) => server.close(r));
