@@ -6,7 +6,7 @@ function nested(depth: number, name = 'p'): Record<string, unknown> {
   if (depth === 0) return { internalType: 'uint256', name, type: 'uint256' };
   return { components: [nested(depth - 1, 'inner')], internalType: `struct S.T${depth}`, name, type: 'tuple' };
 }
-const fn = (inputs: unknown[], outputs: unknown[] = []) => ({
+const fn = (inputs: Array<Record<string, unknown>>, outputs: unknown[] = []) => ({
   inputs,
   name: 'f',
   outputs,
@@ -54,7 +54,7 @@ describe('ABI limits', () => {
     abi.push(entry('x'.repeat(MAX_ABI_BYTES - length - 1 - JSON.stringify(entry('')).length)));
     expect(Buffer.byteLength(JSON.stringify(abi))).toBe(MAX_ABI_BYTES);
     expect(abiExcess(abi)).toBeUndefined();
-    abi[abi.length - 1]!.inputs[0]!.name += 'y';
+    abi[abi.length - 1]!.inputs[0]!.name = `${String(abi[abi.length - 1]!.inputs[0]!.name)}y`;
     expect(abiExcess(abi)).toEqual({ kind: 'bytes', bytes: MAX_ABI_BYTES + 1, limit: MAX_ABI_BYTES });
     expect(() => assertAbiWithinLimits('Wide', abi)).toThrow(
       expect.objectContaining({ code: 'CONTRACT_TOO_COMPLEX', details: { limit: 262144 } }),
