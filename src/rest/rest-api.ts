@@ -110,6 +110,20 @@ function parseBody(raw: unknown): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * Whether an `If-None-Match` header names `etag` (RFC 9110 §13.1.2): `*`, or a comma-separated list
+ * of entity tags compared weakly (`W/"x"` matches `"x"`). Unlike express's `req.fresh`, a request's
+ * `Cache-Control: no-cache` does not turn it off: that speaks to caches, and fetch() adds it to every
+ * conditional request.
+ */
+export function noneMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+  const wanted = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag.trim()) === wanted);
+}
+
 /** The REST API of one area (devportal or explorer): SOFA over the area's part of the schema. */
 export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   const base = AREA_BASE[area];
@@ -261,7 +275,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     res.json(openApi);
   });
   // Documents the service keeps built: their bytes as they are, `ETag`, and 304 on a matching
-  // `If-None-Match` (express's `req.fresh`: weak and list forms, `*`) (docs/api.md, "Contracts").
+  // `If-None-Match` (docs/api.md, "Contracts").
   for (const route of routes.filter((r) => r.servedDocument && r.method === 'GET')) {
     const source = opts.documents?.[route.field];
     if (!source) continue;
@@ -270,7 +284,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
         .then((doc) => {
           res.status(200);
           res.setHeader('etag', doc.etag);
-          if (req.fresh) {
+          if (noneMatchHolds(req.headers['if-none-match'], doc.etag)) {
             res.status(304).end();
             return;
           }

@@ -6,7 +6,8 @@ export const MAX_ABI_BYTES = 256 * 1024;
 export const MAX_TUPLE_DEPTH = 8;
 
 /** Why an ABI is refused: its size or its tuple depth, with the limit it broke. */
-export type AbiExcess = { kind: 'bytes'; bytes: number; limit: number } | { kind: 'depth'; depth: number; limit: number };
+export type AbiExcess =
+  { kind: 'bytes'; bytes: number; limit: number } | { kind: 'depth'; depth: number; limit: number };
 
 /**
  * How deep tuples nest in an ABI (solc's JSON: entries with `inputs`/`outputs`, parameters with

@@ -58,11 +58,11 @@ describe('contract documents', () => {
     expect(documents.stats).toEqual({ builds: 1, hits: 1 });
     expect(reads).toBe(1);
     expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
-    expect(first.value()).toEqual(buildContractOpenApi({ ...CONTRACT, abi: ABI }));
-    expect(JSON.parse(first.body.toString('utf8'))).toEqual(first.value());
+    expect(await first.value()).toEqual(buildContractOpenApi({ ...CONTRACT, abi: ABI }));
+    expect(JSON.parse(first.body.toString('utf8'))).toEqual(await first.value());
 
     const swagger = await documents.get('swagger', CONTRACT, abiJson);
-    expect(swagger.value()).toEqual(buildContractSwagger({ ...CONTRACT, abi: ABI }));
+    expect(await swagger.value()).toEqual(buildContractSwagger({ ...CONTRACT, abi: ABI }));
     expect(swagger.etag).not.toBe(first.etag);
 
     // Deployment gives the contract an address, which the document shows: a new version.
@@ -72,7 +72,7 @@ describe('contract documents', () => {
       abiJson,
     );
     expect(deployed.etag).not.toBe(first.etag);
-    expect(JSON.stringify(deployed.value())).toContain('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+    expect(JSON.stringify(await deployed.value())).toContain('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
     expect(documents.stats.builds).toBe(3);
   });
 
@@ -111,12 +111,14 @@ describe('contract documents', () => {
     const { result, maxHoldMs } = await maxLoopHoldCpuMs(async () => {
       const openapi = await documents.get('openapi', CONTRACT, async () => abiJson);
       const swagger = await documents.get('swagger', CONTRACT, async () => abiJson);
-      return { openapi, swagger };
+      // GraphQL's value, parsed on the service's thread in a turn of its own.
+      const value = await openapi.value();
+      return { openapi, swagger, value };
     });
     console.log(
       `largest allowed ABI (${abiJson.length} bytes, ${abi.length} functions): openapi.json ${result.openapi.body.length} bytes, swagger ${result.swagger.body.length} bytes; event loop held at most ${maxHoldMs.toFixed(1)} ms`,
     );
-    expect(Object.keys((result.openapi.value() as { paths: object }).paths)).toHaveLength(abi.length);
+    expect(Object.keys((result.value as { paths: object }).paths)).toHaveLength(abi.length);
     expect(maxHoldMs).toBeLessThan(100);
   });
 });

@@ -13,8 +13,12 @@ export type { DocumentContract, DocumentKind } from './document-protocol';
 export interface ContractDocument {
   body: Buffer;
   etag: string;
-  /** The document as an object, parsed once on first use. */
-  value(): object;
+  /**
+   * The document as an object (GraphQL's answer), parsed once on first use; the parse (up to ~50 ms
+   * for the largest allowed document) ends its turn of the event loop, so that serializing the answer
+   * comes in another.
+   */
+  value(): Promise<object>;
 }
 
 export interface ContractDocumentsOptions {
@@ -153,11 +157,15 @@ export class ContractDocuments {
     let entry: Entry;
     if (outcome.ok) {
       const body = Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength);
-      let parsed: object | undefined;
+      let parsed: Promise<object> | undefined;
       const document: ContractDocument = {
         body,
         etag: outcome.etag,
-        value: () => (parsed ??= JSON.parse(body.toString('utf8')) as object),
+        value: () =>
+          (parsed ??= new Promise((resolve) => {
+            const value = JSON.parse(body.toString('utf8')) as object;
+            setImmediate(() => resolve(value));
+          })),
       };
       entry = { version, outcome: { ok: true, document } };
     } else if (outcome.excess) {
