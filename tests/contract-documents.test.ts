@@ -1,18 +1,19 @@
 import { leastLoopHoldCpuMs } from './kit/cpu-time';
 import { client, type Client } from './kit/http';
-import { login, type LoggedIn } from './kit/login';
+import { issueDeveloperCertificate, login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE } from './kit/solidity';
 import { startStack, type Stack, sqlRows } from './kit/stack';
 
 // Bounded ABIs and the documents built from them (docs/api.md, "Contracts").
 
 const MAX_ABI_BYTES = 256 * 1024;
+const ADMIN_SERIAL = 'IINABIADMIN001';
 let stack: Stack;
 let api: Client;
 let dev: LoggedIn;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ ADMIN_SUBJECTS: ADMIN_SERIAL });
   api = client(stack.url);
   dev = await login(api, stack.ca);
   expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
@@ -230,6 +231,17 @@ describe('contract documents', () => {
     }
     const gql = await api.graphql('query ($id: ID!) { contractOpenApi(id: $id) }', { id: c.id });
     expect(gql.body.errors[0].extensions).toMatchObject({ code: 'CONTRACT_TOO_COMPLEX', details: { limit: 262144 } });
+
+    // Nor is such a record deployed on approval: it stays compiled, nothing is sent.
+    const admin = await login(api, stack.ca, await issueDeveloperCertificate(stack.ca, { serialNumber: ADMIN_SERIAL }));
+    const approve = await api.post(`/api/devportal/admin/contracts/${c.id}/approve`, {}, { token: admin.token });
+    expect(approve.status).toBe(422);
+    expect(approve.body.error).toMatchObject({ code: 'CONTRACT_TOO_COMPLEX', details: { limit: 262144 } });
+    expect((await api.get(`/api/devportal/contracts/${c.id}`)).body).toMatchObject({
+      status: 'compiled',
+      approvedAt: null,
+      deployTxHash: null,
+    });
   });
 
   it('serves the documents of the largest allowed ABI without holding the event loop 100 ms', async () => {

@@ -19,6 +19,7 @@ import type {
   DeployContractInput,
   MiddlewareRegistration,
 } from './contracts.types';
+import { assertAbiWithinLimits } from './abi-limits';
 import { ContractDocuments, type ContractDocument, type DocumentKind } from './spec/contract-documents';
 
 /** A deployment whose receipt takes longer is answered as `deploying`, and settled later. */
@@ -351,6 +352,9 @@ export class ContractService {
 
   async approve(session: Session, id: string): Promise<Contract> {
     const admin = await session.admin('review mainnet deployments');
+    // A record compiled before the ABI limits is held to them when it comes to deploying.
+    const pending = await this.require(id);
+    if (pending.status === 'compiled') assertAbiWithinLimits(pending.name, pending.abi);
     const claimed = await this.transition(id, 'deploying', { approvedAt: new Date() });
     this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment approved');
     const record = await this.require(claimed.id);
