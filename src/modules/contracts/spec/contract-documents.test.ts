@@ -84,6 +84,21 @@ describe('contract documents', () => {
     expect(documents.stats.builds).toBe(1);
   });
 
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After beyond the builds allowed to wait', async () => {
+    await documents.close();
+    documents = new ContractDocuments({ maxQueued: 2 });
+    const builds = Array.from({ length: 4 }, (_, i) =>
+      documents
+        .get('openapi', { ...CONTRACT, id: `c${i}` }, async () => JSON.stringify(ABI))
+        .then(
+          () => 'built',
+          (e: { code: string; headers?: Record<string, string> }) => `${e.code} ${e.headers?.['Retry-After']}`,
+        ),
+    );
+    // One build runs, two wait, the fourth is refused.
+    expect(await Promise.all(builds)).toEqual(['built', 'built', 'built', 'SERVICE_UNAVAILABLE 5']);
+  });
+
   it('refuses an ABI stored before the limits with CONTRACT_TOO_COMPLEX, and remembers the refusal', async () => {
     let deep: Record<string, unknown> = uint('x');
     for (let i = 0; i < 9; i++) deep = { components: [deep], internalType: 'struct S', name: 's', type: 'tuple' };

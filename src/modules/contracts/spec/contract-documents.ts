@@ -26,6 +26,8 @@ export interface ContractDocumentsOptions {
   maxBytes?: number;
   /** A build running longer ends its worker and answers 503 (default 30 s; the largest allowed ABI needs < 1 s). */
   timeoutMs?: number;
+  /** Builds allowed to wait for the worker; beyond it, 503 SERVICE_UNAVAILABLE with Retry-After (default 100). */
+  maxQueued?: number;
   logger?: Logger;
 }
 
@@ -45,6 +47,8 @@ interface Entry {
 /** 128 MiB of documents: about 25 of the largest allowed (5 MiB each), thousands of ordinary ones. */
 const DEFAULT_MAX_BYTES = 128 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** Each waiting build holds its ABI's text (at most 256 KiB once the limits hold). */
+const DEFAULT_MAX_QUEUED = 100;
 /** The parsed value of a document takes a few times its JSON's bytes of heap. */
 const PARSED_FACTOR = 4;
 /** V8 heap of the worker: the largest allowed document's objects fit several times. */
@@ -180,6 +184,18 @@ export class ContractDocuments {
 
   private run(job: DocumentJob): Promise<DocumentOutcome> {
     if (this.closed) return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down'));
+    if (this.queue.length >= (this.opts.maxQueued ?? DEFAULT_MAX_QUEUED)) {
+      return Promise.reject(
+        new AppError(
+          'SERVICE_UNAVAILABLE',
+          'Contract documents are being built; try again shortly',
+          {},
+          {
+            'Retry-After': '5',
+          },
+        ),
+      );
+    }
     return new Promise<DocumentOutcome>((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.pump();
