@@ -112,6 +112,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const trust = await loadTrust(config, logger);
     const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl });
     onClose('Solidity compiler', () => services.compiler.close());
+    onClose('contract documents worker', () => services.contracts.close());
     await services.revocations.start();
     onClose('API key revocation channel', () => services.revocations.stop());
     // Flushed after the HTTP server stops, so the records of the last requests are kept.
@@ -209,6 +210,10 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         },
       },
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
+      documents: {
+        'Query.contractOpenApi': ({ id }) => services.contracts.openApiDocument(id ?? ''),
+        'Query.contractSwagger': ({ id }) => services.contracts.swaggerDocument(id ?? ''),
+      },
       edge: {
         trustProxy: config.trustProxy,
         corsOrigins: config.corsOrigins,

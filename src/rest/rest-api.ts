@@ -40,7 +40,17 @@ export interface RestApiOptions {
   servers: string[];
   /** Counts and logs an error answered as 500 INTERNAL, with the request id when known. */
   onUnexpected: (err: unknown, requestId: string | undefined) => void;
+  /** Sources of the `servedDocument` routes, by field: the document for the path parameters. */
+  documents?: ServedDocuments;
 }
+
+/** A document kept built by the service: the bytes answered and their strong validator. */
+export interface ServedDocument {
+  body: Buffer;
+  etag: string;
+}
+
+export type ServedDocuments = Record<string, (params: Record<string, string>) => Promise<ServedDocument>>;
 
 export interface RestApi {
   router: express.Router;
@@ -98,6 +108,20 @@ function parseBody(raw: unknown): Record<string, unknown> {
     throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object');
   }
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * Whether an `If-None-Match` header names `etag` (RFC 9110 §13.1.2): `*`, or a comma-separated list
+ * of entity tags compared weakly (`W/"x"` matches `"x"`). Unlike express's `req.fresh`, a request's
+ * `Cache-Control: no-cache` does not turn it off: that speaks to caches, and fetch() adds it to every
+ * conditional request.
+ */
+export function noneMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+  const wanted = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag.trim()) === wanted);
 }
 
 /** The REST API of one area (devportal or explorer): SOFA over the area's part of the schema. */
@@ -254,6 +278,27 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   router.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  // Documents the service keeps built: their bytes as they are, `ETag`, and 304 on a matching
+  // `If-None-Match` (docs/api.md, "Contracts").
+  for (const route of routes.filter((r) => r.servedDocument && r.method === 'GET')) {
+    const source = opts.documents?.[route.field];
+    if (!source) continue;
+    router.get(toRouterPath(route.path), (req, res, next) => {
+      source(req.params as Record<string, string>)
+        .then((doc) => {
+          res.status(200);
+          res.setHeader('etag', doc.etag);
+          if (noneMatchHolds(req.headers['if-none-match'], doc.etag)) {
+            res.status(304).end();
+            return;
+          }
+          res.setHeader('content-type', 'application/json; charset=utf-8');
+          res.setHeader('content-length', doc.body.length);
+          res.end(req.method === 'HEAD' ? undefined : doc.body);
+        })
+        .catch(next);
+    });
+  }
   const direct: DirectEndpoint[] = [];
   for (const route of routes.filter((r) => r.direct)) {
     const run = directOperation({

@@ -27,6 +27,12 @@ export interface RestRoute {
   omitWhenNull?: string[];
   /** Response fields sent as headers instead of in the body (by field name); direct routes only. */
   asHeaders?: Record<string, ResponseHeader>;
+  /**
+   * A document the service keeps built (RestApiOptions.documents): answered with its bytes and its
+   * `ETag`, 304 when `If-None-Match` names it. SOFA still documents the route and serves it when no
+   * source is given.
+   */
+  servedDocument?: true;
 }
 
 /** A response header carrying a field of the operation's result (absent when the field is null). */
@@ -168,6 +174,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractSwagger',
     auth: 'public',
     summary: 'Swagger 2.0 description of a registered contract',
+    servedDocument: true,
   },
   {
     area: 'devportal',
@@ -176,6 +183,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractOpenApi',
     auth: 'public',
     summary: 'OpenAPI 3.0.3 description of a contract’s gateway',
+    servedDocument: true,
   },
   // Mainnet approval
   {

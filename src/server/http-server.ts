@@ -16,6 +16,7 @@ import { graphqlWs } from './graphql-ws';
 import type { Metrics } from './metrics';
 import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-routes';
 import { requestContexts } from './request-context';
+import type { ServedDocuments } from '../rest/rest-api';
 import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
 import { rpcWs, type RpcWsOpen } from './rpc-ws';
@@ -48,6 +49,8 @@ export interface HttpServerOptions {
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
   servers: string[];
+  /** Sources of the REST documents the service keeps built (contracts' openapi.json and swagger). */
+  documents?: ServedDocuments;
   /** TRUST_PROXY, CORS_ORIGINS, WS_CONNECTIONS_PER_IP, METRICS_TOKEN and METRICS_PORT. */
   edge: {
     trustProxy?: string;
@@ -147,7 +150,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       ]);
     },
   });
-  const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors });
+  const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors, documents: opts.documents });
 
   // Express, the last step: ops routes, docs, GraphQL over HTTP, SOFA's REST, then the errors.
   const app = express();

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_SOURCE_BYTES, type SortedSources, sourceHashOf, validateCom
 import type { CompileInput, CompileResult, CompilerInfo } from './compiler.types';
 import { APPROVED_LIBRARY, collectSources } from './import-policy';
 import { LRUCache } from 'lru-cache';
+import { abiExcess, tooComplex } from '../abi-limits';
 import {
   compilationFailed,
   type InterpretedOutput,
@@ -236,7 +237,11 @@ export class SolidityCompiler {
     if (stored) {
       this.storeHits += 1;
       this.storedVersion ??= stored.version;
-      const entry: CachedCompile = { ok: true, output: stored.output };
+      // Outputs stored before the ABI limits existed are held to them as well.
+      const excess = stored.output.contracts.map((c) => [c.name, abiExcess(c.abi)] as const).find(([, e]) => e);
+      const entry: CachedCompile = excess
+        ? this.failure(tooComplex(excess[0], excess[1]!))
+        : { ok: true, output: stored.output };
       this.cache.set(key, entry);
       return entry;
     }
@@ -285,7 +290,8 @@ export class SolidityCompiler {
           ),
         };
       } catch (e) {
-        if (!(e instanceof AppError) || e.code !== 'COMPILATION_FAILED') throw e;
+        // An ABI over the limits is as reproducible as solc's own errors: cached like them.
+        if (!(e instanceof AppError) || (e.code !== 'COMPILATION_FAILED' && e.code !== 'CONTRACT_TOO_COMPLEX')) throw e;
         entry = this.failure(e);
       }
       if (outOfMemory) this.exhausted.set(shape, { lane, error: entry });
