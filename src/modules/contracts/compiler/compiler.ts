@@ -15,7 +15,7 @@ import {
   selectContracts,
   serviceDiagnostic,
 } from './solc-output';
-import { SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
+import { type PoolOutcome, SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
 import { sourceShapeKey } from './source-shape';
 import type { CompileStore } from './compile-store';
 
@@ -160,6 +160,11 @@ export class SolidityCompiler {
     };
   }
 
+  /** Compiles running and waiting for a worker in `lane` now (tests, metrics). */
+  loadOf(lane: CompileLane): { running: number; waiting: number } {
+    return this.poolOf(lane).load;
+  }
+
   /** The compiler settings results carry. */
   get compilerInfo(): CompilerInfo {
     return {
@@ -203,11 +208,9 @@ export class SolidityCompiler {
       const flightKey = `${lane}:${key}`;
       let running = this.inFlight.get(flightKey);
       if (!running) {
-        const release = this.claimFor(client, lane);
-        running = this.compileUncached(valid.sources, key, lane, shape, client).finally(() => {
-          this.inFlight.delete(flightKey);
-          release();
-        });
+        running = this.compileUncached(valid.sources, key, lane, shape, client).finally(() =>
+          this.inFlight.delete(flightKey),
+        );
         this.inFlight.set(flightKey, running);
       }
       entry = await running;
@@ -294,7 +297,13 @@ export class SolidityCompiler {
       },
     });
     const started = Date.now();
-    const outcome = await this.poolOf(lane).run(standardJson, client);
+    const release = this.claimFor(client, lane);
+    let outcome: PoolOutcome;
+    try {
+      outcome = await this.poolOf(lane).run(standardJson, client);
+    } finally {
+      release();
+    }
     this.logger?.debug(
       { ms: Date.now() - started, kind: outcome.kind, files: sources.length },
       'solc compile finished',

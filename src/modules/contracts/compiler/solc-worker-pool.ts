@@ -125,6 +125,11 @@ export class SolcWorkerPool {
     this.struck = new LRUCache({ max: MAX_STRUCK_CLIENTS, ttl: opts.strikeMs ?? 10 * 60_000 });
   }
 
+  /** Compiles running and waiting for a worker now. */
+  get load(): { running: number; waiting: number } {
+    return { running: [...this.slots].filter((s) => s.job).length, waiting: this.queue.length };
+  }
+
   /** The time limit of one compile. */
   get timeoutMs(): number {
     return this.opts.timeoutMs;
@@ -184,17 +189,28 @@ export class SolcWorkerPool {
     await Promise.all(terminations);
   }
 
-  /** Gives waiting jobs to idle workers, starts workers (up to `size`) for the rest, then sees to fairness. */
+  /**
+   * Gives waiting jobs to idle workers (at most `size` compile at once), starts workers (up to
+   * `size`) for the rest, lets a spare worker go once nothing waits, then sees to fairness.
+   */
   private pump(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
-      if (this.queue.length === 0) break;
+      if (this.queue.length === 0 || this.busy() >= this.opts.size) break;
       if (slot.state === 'idle') this.dispatch(slot, this.takeNext());
     }
     while (this.queue.length > this.starting() && this.slots.size < this.opts.size) {
       if (!this.spawn()) break;
     }
+    if (this.queue.length === 0 && this.slots.size > this.opts.size) {
+      const spare = [...this.slots].find((s) => s.state === 'idle');
+      if (spare) void this.discard(spare);
+    }
     this.reviewPreemption();
+  }
+
+  private busy(): number {
+    return [...this.slots].filter((s) => s.state === 'busy').length;
   }
 
   private starting(): number {
@@ -241,7 +257,11 @@ export class SolcWorkerPool {
     const slice = this.opts.minSliceMs;
     if (this.closed || slice === undefined) return;
     const waiters = this.queue.filter((j) => j.client !== undefined && !this.isStruck(j));
-    if (waiters.length <= this.starting()) return;
+    // Workers idle or starting take that many waiters without stopping anyone.
+    if (waiters.length <= Math.max(0, this.opts.size - this.busy())) return;
+    // One spare worker beyond `size` loads soljson meanwhile, so that the waiter runs the moment a
+    // compile is stopped instead of a worker's start (about 1 s) later.
+    if (this.slots.size < this.opts.size + 1) this.spawn();
     const oldestWait = Math.min(...waiters.map((j) => j.queuedAt));
     let victim: PoolSlot | undefined;
     let victimDue = Infinity;
