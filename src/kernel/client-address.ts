@@ -1,8 +1,8 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The key a client address is counted by in per-address limits (API.md §1a/§1b as docs/api.md
- * "Compile" applies them): an IPv4 address as itself, an IPv4-mapped IPv6 address as that IPv4
+ * The key a client address is counted by in per-address limits (docs/api.md, "Compile"
+ * fairness): an IPv4 address as itself, an IPv4-mapped IPv6 address as that IPv4
  * address, any other IPv6 address by its /64 prefix (one subscriber's network, which hands out
  * addresses within it at will). Text that is not an IP address is its own key.
  */
