@@ -15,7 +15,7 @@ import {
   selectContracts,
   serviceDiagnostic,
 } from './solc-output';
-import { type PoolOutcome, SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
+import { SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
 import { sourceShapeKey } from './source-shape';
 import type { CompileStore } from './compile-store';
 
@@ -183,8 +183,8 @@ export class SolidityCompiler {
    * Compiles `input.sources` in `lane`; returns every deployable contract of them, or only
    * `input.contractName`. `client` (an address key of src/kernel/client-address.ts for anonymous
    * callers, a developer id otherwise) has at most one compile queued or running: while it has one,
-   * another that needs solc is refused with 429 RATE_LIMITED and Retry-After (answers from the
-   * caches, and a compile identical to one running, share it and are not refused). The lanes'
+   * another that is not in the memory caches is refused with 429 RATE_LIMITED and Retry-After (a
+   * compile identical to one running shares it and is not refused). The lanes'
    * workers serve clients fairly (SolcWorkerPool, docs/api.md "Compile"). Any job of a client
    * (a verification, say) goes through the same call.
    */
@@ -208,9 +208,13 @@ export class SolidityCompiler {
       const flightKey = `${lane}:${key}`;
       let running = this.inFlight.get(flightKey);
       if (!running) {
-        running = this.compileUncached(valid.sources, key, lane, shape, client).finally(() =>
-          this.inFlight.delete(flightKey),
-        );
+        // Taken before anything is awaited: a refusal then concerns this caller alone, never one
+        // that joined this compile meanwhile.
+        const release = this.claimFor(client, lane);
+        running = this.compileUncached(valid.sources, key, lane, shape, client).finally(() => {
+          this.inFlight.delete(flightKey);
+          release();
+        });
         this.inFlight.set(flightKey, running);
       }
       entry = await running;
@@ -297,13 +301,7 @@ export class SolidityCompiler {
       },
     });
     const started = Date.now();
-    const release = this.claimFor(client, lane);
-    let outcome: PoolOutcome;
-    try {
-      outcome = await this.poolOf(lane).run(standardJson, client);
-    } finally {
-      release();
-    }
+    const outcome = await this.poolOf(lane).run(standardJson, client);
     this.logger?.debug(
       { ms: Date.now() - started, kind: outcome.kind, files: sources.length },
       'solc compile finished',
