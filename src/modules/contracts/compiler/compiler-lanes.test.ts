@@ -116,6 +116,7 @@ describe('fairness between clients (docs/api.md, Compile fairness)', () => {
     const started = Date.now();
     const mine = await compiler.compile(honest('Honest1'), 'anonymous', '192.0.2.1');
     const waited = Date.now() - started;
+    console.log(`honest anonymous ${waited} ms while one client sends 4 pathological sources`);
     expect(waited).toBeLessThan(5_000);
     expect(mine.contracts[0]!.name).toBe('Honest1');
     // The attacker's one compile ends at the anonymous time limit (5 s), as a timeout.
@@ -150,6 +151,21 @@ describe('fairness between clients (docs/api.md, Compile fairness)', () => {
       if (e.code === 'SERVICE_UNAVAILABLE') expect(e.headers).toEqual({ 'Retry-After': '5' });
     }
     expect(compiler.stats.preemptions).toBeGreaterThan(before);
+  }, 90_000);
+
+  it("serves an honest developer within 5 s behind four developers' pathological sources (20 s limit each)", async () => {
+    const attackers = [1, 2, 3, 4].map((n) =>
+      failureOf(compiler.compile({ sources: { 'P.sol': pathological('devs', 400 + n) } }, 'developer', `dev-p${n}`)),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const mine = await compiler.compile(honest('HonestDev'), 'developer', 'dev-honest');
+    const waited = Date.now() - started;
+    const ended = await Promise.all(attackers);
+    console.log(`honest developer ${waited} ms behind 4 pathological developers`);
+    expect(mine.contracts[0]!.name).toBe('HonestDev');
+    expect(waited).toBeLessThan(5_000);
+    for (const e of ended) expect(['SERVICE_UNAVAILABLE', 'COMPILATION_FAILED']).toContain(e.code);
   }, 90_000);
 
   it('puts clients whose compile was stopped or timed out behind the others: the next honest compile is again within 5 s', async () => {
