@@ -86,6 +86,14 @@ describe('compile fairness per client', () => {
         from('203.0.113.20'),
       ),
     );
+    // The same through Apollo (a body with `extensions` does not take the fast path).
+    expectGraphqlRefused(
+      await api.post(
+        '/graphql',
+        { query: GRAPHQL_COMPILE, variables: { source: honest('Apollo') }, extensions: {} },
+        from('203.0.113.20'),
+      ),
+    );
     // Another address is served meanwhile, within 5 s.
     const started = performance.now();
     const served = await api.post(COMPILE, { source: honest('OtherAddress') }, from('203.0.113.21'));
