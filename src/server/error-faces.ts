@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { AppError } from '../errors/app-error';
 import { toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import type { RequestContext } from '../auth/request-context';
@@ -40,7 +41,15 @@ export interface ErrorFaces {
   };
   /** GraphQL over WebSocket. */
   ws(error: unknown, requestId: string): GraphQLError;
+  /** The response headers a resolver's error asks for (Retry-After of a 429), GraphQL's wrapping undone. */
+  headersOf(error: unknown): Record<string, string> | undefined;
 }
+
+const headersOf = (error: unknown): Record<string, string> | undefined => {
+  let original = error;
+  while (original instanceof GraphQLError && original.originalError) original = original.originalError;
+  return original instanceof AppError ? original.headers : undefined;
+};
 
 /** A public error as an entry of GraphQL's `errors[]`: the API.md code in extensions.code. */
 const asGraphQL = (e: PublicError, formatted: GraphQLFormattedError): GraphQLFormattedError => ({
@@ -74,8 +83,11 @@ export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
   const plugin: ApolloServerPlugin<RequestContext> = {
     async requestDidStart() {
       return {
-        async didEncounterErrors({ errors, contextValue }) {
-          for (const error of errors) requestOfError.set(error, contextValue.requestId);
+        async didEncounterErrors({ errors, contextValue, response }) {
+          for (const error of errors) {
+            requestOfError.set(error, contextValue.requestId);
+            for (const [k, v] of Object.entries(headersOf(error) ?? {})) response.http.headers.set(k, v);
+          }
         },
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
@@ -109,6 +121,7 @@ export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
       },
       plugin,
     },
+    headersOf,
     ws(error, requestId) {
       const f = graphql(error, requestId);
       return new GraphQLError(f.message, { extensions: f.extensions });

@@ -254,6 +254,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
         : { data: result.data },
     )}\n`;
     res.statusCode = 200;
+    for (const e of result.errors ?? []) {
+      for (const [k, v] of Object.entries(errors.headersOf(e) ?? {})) res.setHeader(k, v);
+    }
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('content-length', Buffer.byteLength(text));
     endTogether(res, text);

@@ -5,6 +5,7 @@ import { checksum } from '../../kernel/address';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
+import { clientAddressKey } from '../../kernel/client-address';
 import type { Session } from '../../auth/session';
 import { encodeArgs } from '../../chain/abi';
 import type { ProjectService } from '../projects';
@@ -120,10 +121,14 @@ export class ContractService {
     return this.ds.getRepository(ContractEntity);
   }
 
-  /** Compiles for anyone; a caller with a valid developer token compiles in the developers' lane. */
+  /**
+   * Compiles for anyone; a caller with a valid developer token compiles in the developers' lane as
+   * that developer, anyone else in the anonymous lane as their address (IPv6 by /64): one compile
+   * queued or running per client (docs/api.md, "Compile").
+   */
   async compile(input: CompileContractInput, session?: Session): Promise<CompileOutput> {
     let lane: CompileLane = 'anonymous';
-    let caller: string | undefined;
+    let caller: string | undefined = session && clientAddressKey(session.clientIp);
     if (session?.credentials.bearer) {
       try {
         caller = (await session.developer()).id;
