@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
 
 /**
@@ -31,4 +32,23 @@ export function hasMetricsToken(req: http.IncomingMessage, token: string): boole
   if (!presented) return false;
   const digest = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(digest(presented), digest(token));
+}
+
+/**
+ * Whether a request comes from this machine: its client address (as clientAddressOf reads it) is a
+ * loopback address, IPv4-mapped included. Without TRUST_PROXY a request that names a forwarded
+ * client (X-Forwarded-For, Forwarded) is not: a proxy on this machine relays strangers' requests.
+ */
+export function isLoopbackClientOf(
+  trustProxy: string | undefined,
+  clientAddress: (req: http.IncomingMessage) => string,
+): (req: http.IncomingMessage) => boolean {
+  const trusting = trustProxy !== undefined && trustProxy !== 'false';
+  return (req) => {
+    if (!trusting && (req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined))
+      return false;
+    const address = clientAddress(req);
+    if (!ipaddr.isValid(address)) return false;
+    return ipaddr.process(address).range() === 'loopback';
+  };
 }

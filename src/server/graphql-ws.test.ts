@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSchema } from 'graphql';
 import WebSocket from 'ws';
+import { LiveCredentials } from '../auth/live-credentials';
 import type { Session } from '../auth/session';
 import { createLogger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
@@ -29,6 +30,7 @@ async function start() {
     ),
     errors: errorFaces(new Metrics(), logger),
     connectionsPerIp: 10,
+    liveCredentials: new LiveCredentials(() => undefined),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
