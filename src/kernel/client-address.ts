@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The key every per-address limit counts a client under (docs/api.md, "Limits"): an IPv4 address
+ * The key every per-address limit counts a client under (docs/api.md, "Conventions"): an IPv4 address
  * as itself, an IPv6 address by its /64 prefix (one subscriber's network: rotating the interface
  * identifier does not buy a new budget), an IPv4-mapped IPv6 address as the IPv4 address it
  * carries. Anything that is not an address (the edge's `unknown`) is its own key.

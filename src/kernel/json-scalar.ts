@@ -5,7 +5,7 @@ type Variables = Record<string, unknown> | null | undefined;
 
 /**
  * A GraphQL literal written where JSON is expected, as the JSON value it spells (docs/api.md,
- * "GraphQL"): objects become plain objects (own keys only, `__proto__` included as a key), lists
+ * "GraphQL specifics"): objects become plain objects (own keys only, `__proto__` included as a key), lists
  * arrays, numbers numbers, and an integer beyond 2^53 keeps its digits as a decimal string (a
  * number would lose them); a bare name (an enum literal) is read as its text, a variable as its value.
  */

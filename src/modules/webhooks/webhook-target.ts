@@ -24,7 +24,7 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
  * ipaddr.js names the range: anything but `unicast` (private, loopback, link-local, unique-local,
  * CGNAT, multicast, unspecified, broadcast, reserved, 6to4/Teredo/NAT64 wrappers...) is refused,
  * and an IPv6 address outside 2000::/3 too; an IPv4-mapped IPv6 address is judged as the IPv4
- * address it carries (docs/api.md, "Webhooks").
+ * address it carries (docs/api.md, "Targets (SSRF)").
  */
 export function refusedAddressReason(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
