@@ -9,7 +9,7 @@ import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
-import { startStack, type Stack } from './kit/stack';
+import { sqlRows, startStack, type Stack } from './kit/stack';
 
 /**
  * API.md §1b, the edge: each attack here got through before (per-address limits dodged by rotating
@@ -405,6 +405,25 @@ describe('text inputs, GraphQL literals, /metrics, and subscriptions on revocati
         for (const ws of subs) ws.socket.close();
       }
     }, 120_000);
+
+    it('ends the subscriptions of an instance that lost its revocation channel (revocations may be missed)', async () => {
+      const key = await newKey(api, owner, { scopes: ['read'] });
+      const ws = await liveSubscriptionOf(sibling.url, contract, { 'x-api-key': key.apiKey });
+      try {
+        const cut = Date.now();
+        await sqlRows(
+          stack,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND starts_with(application_name, 'devportal-revocations:')`,
+        );
+        await until(() => ws.messages.some((m) => m.msg.type === 'error'), 5_000);
+        const error = ws.messages.find((m) => m.msg.type === 'error')!;
+        expect(error.msg.payload[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+        expect(error.at - cut).toBeLessThanOrEqual(1000);
+      } finally {
+        ws.socket.close();
+      }
+    }, 60_000);
 
     async function deployRegisteredFor(dev: LoggedIn): Promise<DeployedContract> {
       expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);

@@ -150,7 +150,10 @@ export function createServices(deps: {
       keys.forget(payload);
       liveCredentials.keyRevoked(payload);
     },
-    () => keys.forgetAll(),
+    () => {
+      keys.forgetAll();
+      liveCredentials.revocationsMissed();
+    },
   );
   const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger);
   const usage = new UsageRecorder(deps.ds, deps.logger);

@@ -48,6 +48,16 @@ describe('LiveCredentials', () => {
     expect(ended).toEqual([]);
   });
 
+  it('ends every watched operation when revocations may have been missed', () => {
+    const registry = live();
+    const ended: string[] = [];
+    registry.watch(creds({ apiKeyHash: 'k' }), (e) => ended.push(`key ${e.code}`));
+    registry.watch(creds({ developerId: 'd', generation: 3 }), (e) => ended.push(`token ${e.code}`));
+    registry.revocationsMissed();
+    expect(ended).toEqual(['key SERVICE_UNAVAILABLE', 'token SERVICE_UNAVAILABLE']);
+    expect(registry.size).toBe(0);
+  });
+
   it('tells a logout notice from a key hash on the shared channel', () => {
     const notice = logoutNotice('3f1c8a5e-0000-4000-8000-000000000001', 7);
     expect(notice).not.toMatch(/\s/);

@@ -71,6 +71,24 @@ export class LiveCredentials {
     );
   }
 
+  /**
+   * Revocations may have been missed (the instance's revocation channel was lost): every watched
+   * operation ends with SERVICE_UNAVAILABLE, to be subscribed again (its credential is then checked anew).
+   */
+  revocationsMissed(): void {
+    for (const key of [...this.watchers.keys()]) {
+      this.endAll(
+        key,
+        () => true,
+        () =>
+          new AppError(
+            'SERVICE_UNAVAILABLE',
+            'Credential revocations could not be heard for a moment; subscribe again (with fromBlock to resume)',
+          ),
+      );
+    }
+  }
+
   private endAll(key: string, applies: (w: Watcher) => boolean, error: () => AppError): void {
     const set = this.watchers.get(key);
     if (!set) return;
