@@ -40,7 +40,10 @@ describe('loopback clients (/metrics in production without token or port)', () =
     expect(untrusting(request('127.0.0.1', '127.0.0.1'))).toBe(false);
     const trusting = isLoopbackClientOf('1', clientAddressOf('1'));
     expect(trusting(request('127.0.0.1', '203.0.113.5'))).toBe(false);
-    expect(trusting(request('10.0.0.2', '127.0.0.1'))).toBe(true);
+    expect(trusting(request('127.0.0.1', '127.0.0.1'))).toBe(true);
+    // A client that calls itself loopback through a proxy elsewhere is not on this machine.
+    expect(trusting(request('10.0.0.2', '127.0.0.1'))).toBe(false);
+    expect(isLoopbackClientOf('true', clientAddressOf('true'))(request('10.0.0.2', '127.0.0.1'))).toBe(false);
   });
 });
 

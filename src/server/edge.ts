@@ -34,10 +34,14 @@ export function hasMetricsToken(req: http.IncomingMessage, token: string): boole
   return timingSafeEqual(digest(presented), digest(token));
 }
 
+const isLoopback = (address: string | undefined): boolean =>
+  address !== undefined && ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
+
 /**
- * Whether a request comes from this machine: its client address (as clientAddressOf reads it) is a
- * loopback address, IPv4-mapped included. Without TRUST_PROXY a request that names a forwarded
- * client (X-Forwarded-For, Forwarded) is not: a proxy on this machine relays strangers' requests.
+ * Whether a request comes from this machine: its socket's peer is a loopback address
+ * (IPv4-mapped included), and so is the client it was relayed for, if it names one
+ * (X-Forwarded-For, Forwarded): without TRUST_PROXY such a request is not a loopback client at
+ * all, since a proxy on this machine relays strangers' requests.
  */
 export function isLoopbackClientOf(
   trustProxy: string | undefined,
@@ -45,10 +49,8 @@ export function isLoopbackClientOf(
 ): (req: http.IncomingMessage) => boolean {
   const trusting = trustProxy !== undefined && trustProxy !== 'false';
   return (req) => {
-    if (!trusting && (req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined))
-      return false;
-    const address = clientAddress(req);
-    if (!ipaddr.isValid(address)) return false;
-    return ipaddr.process(address).range() === 'loopback';
+    if (!isLoopback(req.socket.remoteAddress)) return false;
+    if (req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined) return true;
+    return trusting && isLoopback(clientAddress(req));
   };
 }
