@@ -191,6 +191,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         services.auth.chargeableDeveloper(credentials, (creds) => services.keys.knownDeveloper(creds)),
       limits: services.limits,
       sessionFor: (credentials, clientIp) => new Session(credentials, clientIp, services.auth, services.keys),
+      liveCredentials: services.liveCredentials,
       logger,
       metrics,
       readiness,
@@ -220,6 +221,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         wsConnectionsPerIp: config.limits.wsConnectionsPerIp,
         metricsToken: config.metrics.token,
         metricsPort: config.metrics.port,
+        metricsLoopbackOnly: config.env === 'production',
       },
     });
     onClose('HTTP server', () => http.close());

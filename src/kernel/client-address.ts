@@ -1,15 +1,19 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The key a client address is counted by in per-address limits (docs/api.md, "Compile"
- * fairness): an IPv4 address as itself, an IPv4-mapped IPv6 address as that IPv4
- * address, any other IPv6 address by its /64 prefix (one subscriber's network, which hands out
- * addresses within it at will). Text that is not an IP address is its own key.
+ * The key every per-address limit counts a client under (docs/api.md, "Conventions"): an IPv4 address
+ * as itself, an IPv6 address by its /64 prefix (one subscriber's network: rotating the interface
+ * identifier does not buy a new budget), an IPv4-mapped IPv6 address as the IPv4 address it
+ * carries. Anything that is not an address (the edge's `unknown`) is its own key.
  */
-export function clientAddressKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 → IPv4
+export function clientLimitKey(address: string): string {
+  // A zone index (fe80::1%eth0) is not part of the address.
+  const bare = address.replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return address;
+  const parsed = ipaddr.parse(bare);
   if (parsed.kind() === 'ipv4') return parsed.toString();
-  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4);
-  return `${prefix.map((part) => part.toString(16)).join(':')}::/64`;
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  const prefix = v6.parts.slice(0, 4).map((p) => p.toString(16));
+  return `${prefix.join(':')}::/64`;
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSchema } from 'graphql';
 import WebSocket from 'ws';
+import { LiveCredentials } from '../auth/live-credentials';
 import type { Session } from '../auth/session';
 import { createLogger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
@@ -28,6 +29,7 @@ async function start() {
     ),
     errors: errorFaces(new Metrics(), logger),
     connectionsPerIp: 10,
+    liveCredentials: new LiveCredentials(() => undefined),
   });
   server.on('upgrade', ws.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -3,13 +3,14 @@ import type { Duplex } from 'node:stream';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Credentials } from '../auth/credentials';
+import type { LiveCredentials } from '../auth/live-credentials';
 import type { SessionFactory } from '../auth/session';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { Logger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { docsPages } from './docs-pages';
 import { httpDrain } from './drain';
-import { clientAddressOf } from './edge';
+import { clientAddressOf, isLoopbackClientOf } from './edge';
 import { errorFaces } from './error-faces';
 import { graphqlHttp } from './graphql-http';
 import { graphqlWs } from './graphql-ws';
@@ -45,6 +46,8 @@ export interface HttpServerOptions {
   rpc?: { answer: RpcHttpOptions['answer']; open: RpcWsOpen };
   /** Builds the session (who is calling) of each request and WebSocket operation. */
   sessionFor: SessionFactory;
+  /** The open subscriptions of each credential, ended when it is revoked. */
+  liveCredentials: LiveCredentials;
   logger: Logger;
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
@@ -58,18 +61,26 @@ export interface HttpServerOptions {
     wsConnectionsPerIp: number;
     metricsToken?: string;
     metricsPort?: number;
+    /** Production with neither METRICS_TOKEN nor METRICS_PORT: /metrics for loopback clients only. */
+    metricsLoopbackOnly?: boolean;
   };
 }
 
 /** Node's server timeouts (SECURITY.md): slow clients cannot hold sockets open indefinitely. */
 export const SERVER_TIMEOUTS = {
-  /** The request line and headers must arrive within this (slowloris). */
-  headersTimeout: 15_000,
+  /** The request line and headers must arrive within this (slowloris; docs/api.md, "Operations"). */
+  headersTimeout: 10_000,
   /** The whole request, body included, must arrive within this (a slow 1 MiB upload still fits). */
   requestTimeout: 60_000,
   /** An idle keep-alive socket is closed after this. */
   keepAliveTimeout: 5_000,
 } as const;
+
+/**
+ * How often Node looks for requests past headersTimeout and requestTimeout: it checks only then
+ * (default every 30 s), so a slow client would otherwise keep its socket up to 30 s past the limit.
+ */
+export const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
 
 export interface RunningHttpServer {
   server: http.Server;
@@ -101,9 +112,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const pipeline = createGraphQLPipeline(schema);
   metrics.observeAdmittedDocuments(() => pipeline.cachedDocuments);
   const begin = requestBookkeeping(metrics, logger);
-  const ops = { metrics, readiness: opts.readiness, ...opts.edge, errors };
+  const isLoopbackClient = isLoopbackClientOf(opts.edge.trustProxy, clientAddress);
+  const ops = { metrics, readiness: opts.readiness, ...opts.edge, errors, isLoopbackClient };
 
-  const server = http.createServer();
+  const server = http.createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS });
   Object.assign(server, SERVER_TIMEOUTS);
   answerParserErrors(server);
 
@@ -115,6 +127,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     contexts,
     errors,
     connectionsPerIp: opts.edge.wsConnectionsPerIp,
+    liveCredentials: opts.liveCredentials,
   });
   const rpcSockets = opts.rpc
     ? rpcWs({

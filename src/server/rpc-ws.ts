@@ -6,6 +6,7 @@ import type { Session, SessionFactory } from '../auth/session';
 import { isAppError } from '../errors/app-error';
 import { jsonRpcCodeOf } from '../errors/error-codes';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
+import { clientLimitKey } from '../kernel/client-address';
 import { rpcPathOf, withPathKey } from './rpc-path';
 import { pathOf } from './step';
 
@@ -93,12 +94,14 @@ export function rpcWs(opts: RpcWsOptions): {
       const path = pathOf(req);
       const door = rpcPathOf(path);
       if (!door) return refuse(socket, 400, -32600, 'not a JSON-RPC path');
-      const address = opts.clientAddress(req);
+      const clientIp = opts.clientAddress(req);
+      // Counted as every per-address limit is: an IPv6 client by its /64 (docs/api.md, "Conventions").
+      const address = clientLimitKey(clientIp);
       if ((connections.get(address) ?? 0) >= opts.connectionsPerIp) {
         return refuse(socket, 429, -32005, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
       }
       const credentials = withPathKey(credentialsFromHttpHeaders(req.headers), path);
-      const session = opts.sessionFor(credentials, address);
+      const session = opts.sessionFor(credentials, clientIp);
       let ws: WebSocket | undefined;
       const peer = {
         push: (notification: unknown) => {

@@ -1,4 +1,5 @@
 import type { Credentials } from '../auth/credentials';
+import { clientLimitKey } from '../kernel/client-address';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { ErrorFaces } from './error-faces';
 import { requestIdOf } from './with-request-id';
@@ -30,7 +31,8 @@ export interface LimitsOptions {
 }
 
 /**
- * Step: charges each request to its developer's budget, else to its client address's, before any
+ * Step: charges each request to its developer's budget, else to its client address's (an IPv6
+ * client's /64: clientLimitKey), before any
  * face runs. A refused request gets 429 RATE_LIMITED with Retry-After: REST's error body, or on
  * /graphql GraphQL's errors with 200 (API.md §1). A large answer (its Content-Length) is charged
  * `answerSurcharge` points more to the same budget once sent.
@@ -43,7 +45,9 @@ export function withLimits(opts: LimitsOptions): Step {
     const credentials = opts.credentialsOf(req);
     const developerId = opts.chargeableDeveloper(credentials);
     const [limit, key] =
-      developerId !== undefined ? [limits.developer, developerId] : [limits.public, opts.clientAddress(req)];
+      developerId !== undefined
+        ? [limits.developer, developerId]
+        : [limits.public, clientLimitKey(opts.clientAddress(req))];
     if (!limit.enabled) return next();
     limit.consume(key).then(
       () => {

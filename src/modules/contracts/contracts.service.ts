@@ -5,7 +5,7 @@ import { checksum } from '../../kernel/address';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
-import { clientAddressKey } from '../../kernel/client-address';
+import { clientLimitKey } from '../../kernel/client-address';
 import type { Session } from '../../auth/session';
 import { encodeArgs } from '../../chain/abi';
 import type { ProjectService } from '../projects';
@@ -128,7 +128,7 @@ export class ContractService {
    */
   async compile(input: CompileContractInput, session?: Session): Promise<CompileOutput> {
     let lane: CompileLane = 'anonymous';
-    let caller: string | undefined = session && clientAddressKey(session.clientIp);
+    let caller: string | undefined = session && clientLimitKey(session.clientIp);
     if (session?.credentials.bearer) {
       try {
         caller = (await session.developer()).id;

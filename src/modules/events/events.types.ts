@@ -1,4 +1,5 @@
-import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLJSONObject } from '../../kernel/json-scalar';
 import { Field, ObjectType } from 'type-graphql';
 
 /** One decoded event of a contract, as listed, pushed to subscribers and delivered to webhooks. */

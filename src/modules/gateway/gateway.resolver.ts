@@ -1,4 +1,4 @@
-import { GraphQLJSON } from 'graphql-scalars';
+import { GraphQLJSON } from '../../kernel/json-scalar';
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { GatewayService } from './gateway.service';
