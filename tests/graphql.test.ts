@@ -240,14 +240,42 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
         }).then(async (r) => ({ status: r.status, text: await r.text() }));
       expect(await send('/graphql')).toEqual(await send('/graphql?'));
     }
-    for (const raw of ['{"query": ', '"just a string"']) {
-      const res = await fetch(`${stack.url}/graphql`, {
+  });
+
+  it('answers a request that is not GraphQL with GraphQL’s error body on both paths: malformed JSON, another media type, too large', async () => {
+    const send = async (path: string, body: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${stack.url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
+        headers: { 'content-type': 'application/json', 'x-request-id': 'not-graphql', ...headers },
+        body,
       });
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as any).error.code).toBe('VALIDATION_FAILED');
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const refused = (status: number, code: string, message: RegExp) => ({
+      status,
+      body: { errors: [{ message: expect.stringMatching(message), extensions: { code, requestId: 'not-graphql' } }] },
+    });
+    const tooLarge = JSON.stringify({ query: '{ __typename }', padding: 'x'.repeat(1024 * 1024) });
+    const cases: Array<[string, Record<string, string>, ReturnType<typeof refused>]> = [
+      ['{"query": ', {}, refused(400, 'VALIDATION_FAILED', /not valid JSON/)],
+      ['"just a string"', {}, refused(400, 'VALIDATION_FAILED', /not valid JSON/)],
+      [tooLarge, {}, refused(413, 'PAYLOAD_TOO_LARGE', /larger than 1mb/)],
+      ['{"query": "{ __typename }"}', { 'content-type': 'text/plain' }, refused(415, 'UNSUPPORTED_MEDIA_TYPE', /JSON/)],
+      [
+        'query=%7B__typename%7D',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        refused(415, 'UNSUPPORTED_MEDIA_TYPE', /JSON/),
+      ],
+    ];
+    // /graphql is the fast path's (when the body is plain JSON), /graphql? express's and Apollo's.
+    for (const path of ['/graphql', '/graphql?']) {
+      for (const [body, headers, expected] of cases) {
+        expect({ path, body: body.slice(0, 40), ...(await send(path, body, headers)) }).toEqual({
+          path,
+          body: body.slice(0, 40),
+          ...expected,
+        });
+      }
     }
   });
 });

@@ -11,6 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { RequestContext } from '../auth/request-context';
+import type { PublicError } from '../errors/error-map';
 import { readPlainBody } from '../rest/direct-route';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
@@ -18,7 +19,7 @@ import { compileDocument } from '../schema/compile';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
-import { BODY_TOO_LARGE, NOT_JSON } from './with-body-limit';
+import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 
 export interface GraphQLHttpOptions {
@@ -30,12 +31,17 @@ export interface GraphQLHttpOptions {
   drain: () => Promise<void>;
 }
 
-/** GraphQL over HTTP answers 200 with errors in the body (API.md §1), as GraphQL clients expect. */
+/**
+ * GraphQL over HTTP answers 200 with errors in the body (docs/api.md, "Conventions"), as GraphQL
+ * clients expect; but a mutation sent over GET keeps Apollo's 405 with `Allow: POST`, as the
+ * GraphQL-over-HTTP specification requires (docs/api.md, "Three faces of one schema").
+ */
 const graphqlStatus200: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async willSendResponse({ response }) {
-        if (response.http.status && response.http.status >= 400 && response.http.status < 500) {
+        const status = response.http.status;
+        if (status && status >= 400 && status < 500 && status !== 405) {
           response.http.status = 200;
         }
       },
@@ -62,6 +68,16 @@ function plainAccept(accept: string | undefined): boolean {
   }
   return json;
 }
+/**
+ * What GraphQL over HTTP reads from a POST: a JSON body, a media type a cross-site form cannot send
+ * without a preflight (docs/api.md, "Three faces of one schema"; SECURITY.md).
+ */
+const POST_MEDIA_TYPE: PublicError = {
+  status: 415,
+  code: 'UNSUPPORTED_MEDIA_TYPE',
+  message: 'GraphQL over HTTP POST takes a JSON body: send Content-Type: application/json',
+};
+
 /** Introspection's root fields (not `__typename`): Apollo answers those. */
 const INTROSPECTION = /\b__(schema|type)\b/;
 /**
@@ -86,8 +102,11 @@ type Runner = (
 ) => ExecutionResult | Promise<ExecutionResult>;
 
 export interface GraphQLHttp {
-  /** Express's handlers for /graphql, after its JSON body is read: every request the fast path leaves. */
-  handlers: express.RequestHandler[];
+  /**
+   * Express's handlers for /graphql (its JSON body, the admission pipeline, Apollo, and GraphQL's
+   * error body for whatever they refuse): every request the fast path leaves.
+   */
+  handlers: Array<express.RequestHandler | express.ErrorRequestHandler>;
   /**
    * The fast path, before express: a plain JSON POST to exactly /graphql. Returns false for
    * anything else, which then goes through express to the handlers above.
@@ -119,6 +138,12 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     stopOnTerminationSignals: false,
     // Every document reaches Apollo through the pipeline (admission below): never an unchecked one.
     persistedQueries: false,
+    // Apollo's CSRF check would refuse a GET without a content-type or preflight header, which is
+    // how urql and graphql-request send queries. Neither request it guards against can do harm
+    // here: no credential is read from cookies, so a cross-site request carries none; a GET runs
+    // queries only (Apollo answers a mutation 405); a POST is read only with a JSON body
+    // (mediaType below), a type no cross-site form sends without a preflight.
+    csrfPrevention: false,
     formatError: errors.apollo.formatError,
     plugins: [
       // Apollo's landing page loads Sandbox from Apollo's servers; docsPages serves GraphiQL instead.
@@ -163,6 +188,21 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     );
     return 'refused';
   }
+
+  /** A POST whose body is not JSON: 415 in GraphQL's shape (a POST without a body is Apollo's to word). */
+  const mediaType: express.RequestHandler = (req, res, next) => {
+    if (req.method === 'POST' && req.is('application/json') === false) {
+      errors.sendGraphQLRefusal(res, POST_MEDIA_TYPE, requestIdOf(res));
+      return;
+    }
+    next();
+  };
+
+  /** Whatever the body parser or Apollo's adapter threw, as GraphQL's error body (never the REST one). */
+  const refusals: express.ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+    const requestId = requestIdOf(res);
+    errors.sendGraphQLRefusal(res, bodyParserError(err) ?? errors.publicError(err, requestId), requestId);
+  };
 
   const admission: express.RequestHandler = (req, res, next) => {
     if (admit(req.method === 'GET' ? req.query : req.body, res) !== 'refused') next();
@@ -259,30 +299,33 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     endTogether(res, text);
   }
 
+  const apolloHandler: express.RequestHandler = (req, res, next) => void viaApollo(req, res, req.body).catch(next);
+
   return {
-    handlers: [admission, (req, res, next) => void viaApollo(req, res, req.body).catch(next)],
+    handlers: [mediaType, withJsonBody(), admission, apolloHandler, refusals],
     direct(req, res) {
       if (req.method !== 'POST' || req.url !== '/graphql') return false;
       if (!PLAIN_JSON.test(req.headers['content-type'] ?? '')) return false;
       const encoding = req.headers['content-encoding'];
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
       if (!plainAccept(req.headers.accept)) return false;
-      readPlainBody(req, res, { maxBody: MAX_BODY_BYTES, tooLarge: BODY_TOO_LARGE }, (raw) => {
+      const refuse = (r: http.ServerResponse, e: PublicError) => errors.sendGraphQLRefusal(r, e, requestIdOf(r));
+      readPlainBody(req, res, { maxBody: MAX_BODY_BYTES, tooLarge: BODY_TOO_LARGE, send: refuse }, (raw) => {
         // As express.json reads it: an empty body is {}, a byte-order mark is dropped.
         const text = raw?.toString('utf8').replace(/^\uFEFF/, '') ?? '';
         let body: unknown = {};
         try {
           if (text !== '') body = JSON.parse(text);
         } catch {
-          errors.http(res, NOT_JSON);
+          refuse(res, NOT_JSON);
           return;
         }
         // express.json (strict) takes objects and arrays only.
         if (body === null || typeof body !== 'object') {
-          errors.http(res, NOT_JSON);
+          refuse(res, NOT_JSON);
           return;
         }
-        serve(req, res, body).catch((error: unknown) => errors.http(res, errors.publicError(error, requestIdOf(res))));
+        serve(req, res, body).catch((error: unknown) => refuse(res, errors.publicError(error, requestIdOf(res))));
       });
       return true;
     },

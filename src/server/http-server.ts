@@ -17,7 +17,6 @@ import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-route
 import { requestContexts } from './request-context';
 import { restAreas, withDirectRoutes } from './rest';
 import { inOrder } from './step';
-import { withJsonBody } from './with-body-limit';
 import { answerParserErrors, notFound, withErrors } from './with-errors';
 import { withHygieneHeaders } from './with-hygiene-headers';
 import { withLimits } from './with-limits';
@@ -127,7 +126,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   app.set('etag', false);
   app.use(opsRoutes(ops));
   app.use(docsPages());
-  app.use('/graphql', withJsonBody(), ...graphql.handlers);
+  app.use('/graphql', ...graphql.handlers);
   for (const [base, router] of rest.routers) app.use(base, router);
   app.use(notFound(errors));
   app.use(withErrors(errors));
