@@ -168,6 +168,51 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
     }
   });
 
+  it('answers a GET as Apollo does: queries on the fast path, mutations, extensions and the rest left to Apollo', async () => {
+    // /graphql?... is the fast path's when it may take it; /graphql/?... always goes through express and Apollo.
+    const get = async (path: string, headers: Record<string, string>) => {
+      const res = await fetch(`${stack.url}${path}`, { headers: { 'x-request-id': 'same-get-id', ...headers } });
+      const kept = [...res.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive');
+      return { status: res.status, headers: kept, text: await res.text() };
+    };
+    const dev = await login(api, stack.ca);
+    const auth = { authorization: `Bearer ${dev.token}` };
+    const cases: Array<[string, Record<string, string>?]> = [
+      ['query={ me { id displayName } }', auth],
+      ['query={ me { id } }'],
+      ['query=query Mine { me { id } } query Other { __typename }&operationName=Mine', auth],
+      ['query=query Mine { me { id } }&operationName=Nope', auth],
+      ['query=query($n: Network!) { networkStatus(network: $n) { network } }&variables={"n":"testnet"}'],
+      ['query=query($n: Network!) { networkStatus(network: $n) { network } }&variables={"n":"moonnet"}'],
+      ['query={ networkStatus(network: foonet) { network } }'],
+      ['query=mutation { edsChallenge { nonce } }'],
+      ['query={ __typename }&variables=[1]'],
+      ['query={ __typename }&variables={'],
+      ['query={ __typename }&query={ __typename }'],
+      ['query={ __typename }&extensions={}'],
+      ['query={ __schema { queryType { name } } }'],
+      ['query={ __typename }', { 'content-type': 'text/plain' }],
+      ['query={ __typename }', { accept: 'application/graphql-response+json' }],
+      ['query={ readContract(id: "00000000-0000-4000-8000-000000000000", method: "x") { result } }'],
+    ];
+    for (const [search, headers = {}] of cases) {
+      const qs = search
+        .split('&')
+        .map((p) => `${p.slice(0, p.indexOf('='))}=${encodeURIComponent(p.slice(p.indexOf('=') + 1))}`)
+        .join('&');
+      const apollo = await get(`/graphql/?${qs}`, headers);
+      // The first time graphql-js runs it, from the second graphql-jit.
+      const first = await get(`/graphql?${qs}`, headers);
+      const fast = await get(`/graphql?${qs}`, headers);
+      expect({ search, ...first }).toEqual({ search, ...fast });
+      expect({ search, ...fast }).toEqual({ search, ...apollo });
+    }
+    const mutation = await get(`/graphql?query=${encodeURIComponent('mutation { edsChallenge { nonce } }')}`, {});
+    expect(mutation.status).toBe(405);
+    const data = await get(`/graphql?query=${encodeURIComponent('{ me { displayName } }')}`, auth);
+    expect(JSON.parse(data.text)).toEqual({ data: { me: { displayName: expect.any(String) } } });
+  });
+
   it('never turns a string literal into code: graphql-jit’s Date marker in an argument stays a string', async () => {
     // graphql-jit writes literal arguments into the code it generates and rewrites a string holding
     // its Date marker into `new Date(<the rest>)` (src/schema/compile.ts); sent twice, the document

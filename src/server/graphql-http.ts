@@ -78,6 +78,38 @@ const POST_MEDIA_TYPE: PublicError = {
   message: 'GraphQL over HTTP POST takes a JSON body: send Content-Type: application/json',
 };
 
+/**
+ * The GraphQL request of a GET the fast path takes, read as Apollo reads its search parameters: to
+ * exactly /graphql, without a content-type, asking for JSON (not the GraphiQL page), with `query`
+ * and at most `operationName` and a JSON object of `variables` (each once), no `extensions`.
+ * Undefined for any other GET: Apollo answers it, in its own words where it refuses it.
+ */
+function plainGet(req: http.IncomingMessage): Record<string, unknown> | undefined {
+  const url = req.url ?? '';
+  if (!url.startsWith('/graphql?') || req.headers['content-type'] !== undefined) return undefined;
+  if (!plainAccept(req.headers.accept)) return undefined;
+  const params = new URLSearchParams(url.slice('/graphql?'.length));
+  if (params.has('extensions')) return undefined;
+  const once = (name: string): string | undefined | false => {
+    const values = params.getAll(name);
+    return values.length > 1 ? false : values[0];
+  };
+  const query = once('query');
+  const operationName = once('operationName');
+  const variablesText = once('variables');
+  if (typeof query !== 'string' || operationName === false || variablesText === false) return undefined;
+  let variables: unknown;
+  if (variablesText !== undefined) {
+    try {
+      variables = JSON.parse(variablesText);
+    } catch {
+      return undefined;
+    }
+    if (variables === null || typeof variables !== 'object' || Array.isArray(variables)) return undefined;
+  }
+  return { query, operationName, variables };
+}
+
 /** Introspection's root fields (not `__typename`): Apollo answers those. */
 const INTROSPECTION = /\b__(schema|type)\b/;
 /**
@@ -271,6 +303,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     return runner;
   };
 
+  const isQuery = ({ document, operationName }: Admitted): boolean =>
+    getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY;
+
   /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const admitted = admit(body, res);
@@ -280,7 +315,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     const plain =
       extensions === undefined &&
       (variables === undefined || variables === null || (typeof variables === 'object' && !Array.isArray(variables)));
-    const run = admitted && plain && runnerOf(admitted);
+    // Over GET, only a query runs here: Apollo answers anything else (405 for a mutation).
+    const getQuery = req.method !== 'GET' || (admitted && isQuery(admitted));
+    const run = admitted && plain && getQuery && runnerOf(admitted);
     if (!admitted || !run) return viaApollo(req, res, body);
     const requestId = requestIdOf(res);
     const context = contexts.forHttp(requestId, req);
@@ -294,6 +331,8 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
         : { data: result.data },
     )}\n`;
     res.statusCode = 200;
+    // What Apollo's cache-control plugin writes on every answer: no field of the schema declares a cache hint.
+    res.setHeader('cache-control', 'no-store');
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('content-length', Buffer.byteLength(text));
     endTogether(res, text);
@@ -304,6 +343,14 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
   return {
     handlers: [mediaType, withJsonBody(), admission, apolloHandler, refusals],
     direct(req, res) {
+      if (req.method === 'GET') {
+        const body = plainGet(req);
+        if (!body) return false;
+        serve(req, res, body).catch((error: unknown) =>
+          errors.sendGraphQLRefusal(res, errors.publicError(error, requestIdOf(res)), requestIdOf(res)),
+        );
+        return true;
+      }
       if (req.method !== 'POST' || req.url !== '/graphql') return false;
       if (!PLAIN_JSON.test(req.headers['content-type'] ?? '')) return false;
       const encoding = req.headers['content-encoding'];
