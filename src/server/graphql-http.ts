@@ -140,7 +140,7 @@ export interface GraphQLHttp {
    */
   handlers: Array<express.RequestHandler | express.ErrorRequestHandler>;
   /**
-   * The fast path, before express: a plain JSON POST to exactly /graphql. Returns false for
+   * The fast path, before express: a plain JSON POST, or a plain GET of a query, to exactly /graphql. Returns false for
    * anything else, which then goes through express to the handlers above.
    */
   direct(req: http.IncomingMessage, res: http.ServerResponse): boolean;
@@ -156,7 +156,7 @@ export interface GraphQLHttp {
  * negotiation, plugin hooks) and express's cost about as much as the gateway read they carry
  * (BENCHMARKS.md, "GraphQL reads"). It takes only what it answers exactly as Apollo does: a plain
  * JSON POST to /graphql, with no `extensions`, asking for `application/json`, whose operation is
- * a query or mutation without introspection. Same pipeline (admission, context, error faces, the
+ * a query or mutation without introspection, and the same for a GET of a query (`plainGet`). Same pipeline (admission, context, error faces, the
  * one schema); anything else, a document graphql-jit cannot compile, and variables it refuses
  * (nothing has run then) are handed to Apollo with the body already read.
  */

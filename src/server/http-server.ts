@@ -76,7 +76,7 @@ export interface RunningHttpServer {
  *   plain body only, answered before express; they run the fixed operation SOFA generates for
  *   their field, compiled once, because SOFA's and express's per-request layers cost more than the
  *   call itself (BENCHMARKS.md, "Gateway");
- * - GraphQL's fast path (graphql-http.ts): a plain JSON POST to exactly /graphql of an admitted
+ * - GraphQL's fast path (graphql-http.ts): a plain JSON POST (or GET of a query) to exactly /graphql of an admitted
  *   query or mutation, compiled once per document, answered before express, for the same reason;
  * - SOFA (src/rest/rest-api.ts), in express: every other REST route, and any variant of a direct
  *   route the dispatcher leaves alone (trailing slash, letter case, compressed body);
