@@ -211,6 +211,24 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
     expect(mutation.status).toBe(405);
     const data = await get(`/graphql?query=${encodeURIComponent('{ me { displayName } }')}`, auth);
     expect(JSON.parse(data.text)).toEqual({ data: { me: { displayName: expect.any(String) } } });
+    // Apollo's refusals of a request it does not run name the request too.
+    const refusals: Array<[string, RequestInit, number]> = [
+      ['/graphql?query={__typename}', { headers: { 'content-type': 'text/plain' } }, 415],
+      ['/graphql', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' }, 405],
+    ];
+    for (const [path, init, status] of refusals) {
+      const res = await fetch(`${stack.url}${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), 'x-request-id': 'refused-id' },
+      });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status,
+        body: {
+          errors: [{ message: expect.any(String), extensions: { code: 'VALIDATION_FAILED', requestId: 'refused-id' } }],
+        },
+      });
+    }
   });
 
   it('never turns a string literal into code: graphql-jit’s Date marker in an argument stays a string', async () => {

@@ -110,6 +110,29 @@ function plainGet(req: http.IncomingMessage): Record<string, unknown> | undefine
   return { query, operationName, variables };
 }
 
+/**
+ * Apollo's refusals of a request it never ran (a method or content-type it does not take) skip
+ * the plugins that name the request in each error: named here, as every GraphQL error is
+ * (docs/api.md, "GraphQL specifics"). Apollo's own JSON, so parsed back only for such an answer.
+ */
+function withRequestIds(text: string, requestId: string): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const errors = (body as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return text;
+  let named = false;
+  for (const e of errors as Array<{ extensions?: Record<string, unknown> }>) {
+    if (e === null || typeof e !== 'object' || e.extensions?.requestId !== undefined) continue;
+    e.extensions = { ...e.extensions, requestId };
+    named = true;
+  }
+  return named ? `${JSON.stringify(body)}\n` : text;
+}
+
 /** Introspection's root fields (not `__typename`): Apollo answers those. */
 const INTROSPECTION = /\b__(schema|type)\b/;
 /**
@@ -265,8 +288,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     for (const [key, value] of answer.headers) res.setHeader(key, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {
-      res.setHeader('content-length', Buffer.byteLength(answer.body.string));
-      res.end(answer.body.string);
+      const text = res.statusCode >= 400 ? withRequestIds(answer.body.string, requestIdOf(res)) : answer.body.string;
+      res.setHeader('content-length', Buffer.byteLength(text));
+      res.end(text);
       return;
     }
     for await (const chunk of answer.body.asyncIterator) res.write(chunk);
