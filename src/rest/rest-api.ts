@@ -6,13 +6,13 @@ import {
   execute,
   getNamedType,
   GraphQLError,
+  GraphQLSchema,
   isEnumType,
   isInputObjectType,
   isObjectType,
   Kind,
   type ExecutionArgs,
   type ExecutionResult,
-  type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import { useSofa } from 'sofa-api';
@@ -25,7 +25,7 @@ import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { omitNulls } from './omit-nulls';
 import { assertStrictBodyTypes, sendErrorResponse, toRestError } from './rest-errors';
-import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
+import { AREA_BASE, GRAPHQL_ONLY_FIELDS, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
 /** What the REST layer hands SOFA for each request: the app context and the parsed body. */
 interface RestServerContext {
@@ -66,12 +66,25 @@ const DEPTH_LIMIT = 3;
 export const MAX_BODY = '1mb';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The schema SOFA sees for one area: only the root fields that have a route there. */
+/**
+ * The schema SOFA sees for one area: only the root fields that have a route there, its types in
+ * the order the schema without its GraphQL-only fields reaches them from its roots (the order of
+ * the OpenAPI document's components): a GraphQL-only twin of a route (readContract, reaching
+ * GatewayQueryResult from Query before queryContract does from Mutation) leaves the documents as
+ * they were.
+ */
 function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
+  const graphqlOnly = new Set(GRAPHQL_ONLY_FIELDS);
+  const withoutGraphQLOnly = filterSchema({
+    schema,
+    rootFieldFilter: (operation, name) => !graphqlOnly.has(`${operation}.${name}`),
+  });
+  // Without `types`, GraphQLSchema orders its types as its roots reach them.
+  const ordered = new GraphQLSchema({ ...withoutGraphQLOnly.toConfig(), types: undefined });
   const fields = new Set(REST_ROUTES.filter((r) => r.area === area).map((r) => r.field));
   return pruneSchema(
     filterSchema({
-      schema,
+      schema: ordered,
       rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
     }),
   );

@@ -47,6 +47,13 @@ export const AREA_BASE: Record<RestArea, string> = {
 };
 
 /**
+ * Root fields left without a REST route on purpose, each the GraphQL twin of a route:
+ * `readContract` is `queryContract` as a query, for GraphQL clients' GET and caches (REST's read
+ * is the query route). They do not shape the REST documents either (rest-api.ts `areaSchema`).
+ */
+export const GRAPHQL_ONLY_FIELDS: readonly string[] = ['Query.readContract'];
+
+/**
  * Every REST route of the service. SOFA gets exactly these (its schema is filtered to these
  * fields), the served OpenAPI documents are built from them, and tests walk this table.
  */

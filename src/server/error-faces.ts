@@ -34,6 +34,12 @@ export interface ErrorFaces {
   graphqlOf(e: PublicError, requestId: string): GraphQLFormattedError;
   /** GraphQL over HTTP, before Apollo: 200 with `errors[]` (API.md §1) and the error's headers. */
   sendGraphQL(res: http.ServerResponse, errors: GraphQLFormattedError[], headers?: Record<string, string>): void;
+  /**
+   * GraphQL over HTTP, a request refused before it is read as GraphQL (a body that is not JSON, too
+   * large, of another media type): the error's status and headers, and the body is `errors[]`, as
+   * GraphQL clients read it, never the REST body.
+   */
+  sendGraphQLRefusal(res: http.ServerResponse, e: PublicError, requestId: string): void;
   /** GraphQL over HTTP, through Apollo: its formatError and the plugin adding request ids. */
   apollo: {
     formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -67,6 +73,22 @@ const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLForm
 
 const formattedOf = (error: unknown): GraphQLFormattedError =>
   error instanceof GraphQLError ? error.toJSON() : { message: '' };
+
+/** GraphQL's error body (`{errors}`) with a status and the error's headers. */
+function writeGraphQL(
+  res: http.ServerResponse,
+  status: number,
+  errors: GraphQLFormattedError[],
+  headers?: Record<string, string>,
+): void {
+  const text = JSON.stringify({ errors });
+  if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
 
 export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
   const reportUnexpected = (err: unknown, requestId: string | undefined): void => {
@@ -106,13 +128,15 @@ export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
     graphql,
     graphqlOf: (e, requestId) => withRequestId(asGraphQL(e, { message: '' }), requestId),
     sendGraphQL(res, errors, headers) {
-      const text = JSON.stringify({ errors });
-      if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-      res.writeHead(200, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(text),
-      });
-      res.end(text);
+      writeGraphQL(res, 200, errors, headers);
+    },
+    sendGraphQLRefusal(res, e, requestId) {
+      // A refusal that comes once the answer has begun (a body found too large while streaming) cannot be written.
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      writeGraphQL(res, e.status, [withRequestId(asGraphQL(e, { message: '' }), requestId)], e.headers);
     },
     apollo: {
       formatError: (formatted, error) => {

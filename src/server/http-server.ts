@@ -22,7 +22,6 @@ import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
 import { rpcWs, type RpcWsOpen } from './rpc-ws';
 import { inOrder, pathOf } from './step';
-import { withJsonBody } from './with-body-limit';
 import { answerParserErrors, notFound, withErrors } from './with-errors';
 import { withHygieneHeaders } from './with-hygiene-headers';
 import { withLimits } from './with-limits';
@@ -96,7 +95,7 @@ export interface RunningHttpServer {
  *   plain body only, answered before express; they run the fixed operation SOFA generates for
  *   their field, compiled once, because SOFA's and express's per-request layers cost more than the
  *   call itself (BENCHMARKS.md, "Gateway");
- * - GraphQL's fast path (graphql-http.ts): a plain JSON POST to exactly /graphql of an admitted
+ * - GraphQL's fast path (graphql-http.ts): a plain JSON POST (or GET of a query) to exactly /graphql of an admitted
  *   query or mutation, compiled once per document, answered before express, for the same reason;
  * - SOFA (src/rest/rest-api.ts), in express: every other REST route, and any variant of a direct
  *   route the dispatcher leaves alone (trailing slash, letter case, compressed body);
@@ -171,7 +170,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   app.set('etag', false);
   app.use(opsRoutes(ops));
   app.use(docsPages());
-  app.use('/graphql', withJsonBody(), ...graphql.handlers);
+  app.use('/graphql', ...graphql.handlers);
   for (const [base, router] of rest.routers) app.use(base, router);
   app.use(notFound(errors));
   app.use(withErrors(errors));
