@@ -27,6 +27,7 @@ import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
 import type { ContractEventsSubscription } from '../modules/events';
 import { webhookBacklog } from '../modules/webhooks';
+import { COMPILE_LANES, type CompileLane } from '../modules/contracts/compiler/compiler';
 import { AppError } from '../errors/app-error';
 import { INVALID_NETWORK_MESSAGE } from '../errors/error-map';
 
@@ -141,6 +142,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     onClose('server clock', async () => clearInterval(clock));
     const metrics = new Metrics();
     metrics.observeReadCache(() => services.gateway.readCacheStats());
+    metrics.observeCompileLanes(COMPILE_LANES, (lane) => services.compiler.loadOf(lane as CompileLane));
     chains.observeNodes((network, host, seconds, failed) => metrics.nodeExchange(network, host, seconds, failed));
     metrics.observeBackgroundWork({
       indexLag: async () => {

@@ -83,6 +83,7 @@ export interface SolidityCompilerStats extends SolcWorkerPoolStats {
  * (and deployments) have their own, so an anonymous pathological source never holds them up.
  */
 export type CompileLane = 'anonymous' | 'developer';
+export const COMPILE_LANES: readonly CompileLane[] = ['developer', 'anonymous'];
 
 /** A remembered outcome: a success, or a failure that the same input would reproduce. */
 type CachedCompile =
