@@ -1,6 +1,6 @@
-import { EventFragment, Indexed, Interface, type ParamType } from 'ethers';
+import { EventFragment, ParamType } from 'ethers';
 import { AppError } from '../../errors/app-error';
-import { toJsonValue } from './abi-result';
+import { AbiDataError, decodeParams } from './bounded-decoder';
 
 /** One event of a contract ABI that logs can be matched to (anonymous events have no topic to match). */
 export interface AbiEvent {
@@ -84,43 +84,61 @@ function canonicalEventSignature(signature: string): string {
   }
 }
 
-/** The ABI coder of one event (an Interface of that fragment alone). */
-const coders = new WeakMap<EventFragment, Interface>();
-function coderOf(fragment: EventFragment): Interface {
-  let coder = coders.get(fragment);
-  if (!coder) {
-    coder = new Interface([fragment]);
-    coders.set(fragment, coder);
+/** How one event's log is read: the types of its topics (an indexed string, bytes, array or tuple is its bytes32 hash) and of its data. */
+interface EventLayout {
+  topics: ParamType[];
+  data: ParamType[];
+}
+const layouts = new WeakMap<EventFragment, EventLayout>();
+function layoutOf(fragment: EventFragment): EventLayout {
+  let layout = layouts.get(fragment);
+  if (!layout) {
+    const hashed = (p: ParamType) => p.isArray() || p.isTuple() || p.type === 'string' || p.type === 'bytes';
+    layout = {
+      topics: fragment.inputs
+        .filter((p) => p.indexed)
+        .map((p) => (hashed(p) ? ParamType.from({ type: 'bytes32', name: p.name }) : p)),
+      data: fragment.inputs.filter((p) => !p.indexed),
+    };
+    layouts.set(fragment, layout);
   }
-  return coder;
+  return layout;
 }
 
-/** One event parameter's value: an indexed string, bytes, array or tuple is only its keccak256 topic. */
-function paramValue(param: ParamType, value: unknown): unknown {
-  if (Indexed.isIndexed(value)) return value.hash;
-  return toJsonValue(param, value);
-}
+const TOPIC = /^0x[0-9a-fA-F]{64}$/;
 
 /**
  * Decodes a log with an event of its ABI; null when the log is not that event (another topic, another
- * number of indexed topics, data that does not decode).
+ * number of indexed topics, data that does not decode). Data over the decoder's bounds → 422
+ * RESULT_TOO_LARGE (thrown): the caller shows the log undecoded.
  */
 export function decodeEvent(event: AbiEvent, topics: readonly string[], data: string): DecodedEvent | null {
   if ((topics[0] ?? '').toLowerCase() !== event.topic) return null;
-  const indexed = event.fragment.inputs.filter((p) => p.indexed).length;
-  if (topics.length !== indexed + 1) return null;
+  const layout = layoutOf(event.fragment);
+  if (topics.length !== layout.topics.length + 1) return null;
+  if (!topics.every((t) => TOPIC.test(t))) return null;
   try {
-    const values = coderOf(event.fragment).decodeEventLog(event.fragment, data, [...topics]);
+    const indexed = decodeParams(
+      layout.topics,
+      `0x${topics
+        .slice(1)
+        .map((t) => t.slice(2))
+        .join('')}`,
+    );
+    const plain = decodeParams(layout.data, data, { loose: true });
     const inputs = event.fragment.inputs;
     const names = inputs.map((p) => p.name);
     const args: Record<string, unknown> = {};
-    inputs.forEach((param, i) => {
-      const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(i);
-      args[key] = paramValue(param, values[i]);
+    let i = 0;
+    let d = 0;
+    inputs.forEach((param, n) => {
+      const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(n);
+      args[key] = param.indexed ? indexed[i++] : plain[d++];
     });
     return { name: event.name, signature: event.signature, args };
-  } catch {
-    return null;
+  } catch (e) {
+    if (e instanceof AbiDataError) return null;
+    throw e;
   }
 }
 

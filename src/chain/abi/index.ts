@@ -4,3 +4,16 @@ export { decodeResult, toJsonValue } from './abi-result';
 export { CallCodec } from './call-codec';
 export { elementaryTypeNamed, type ElementaryType } from './elementary-type';
 export { decodeEvent, decodeLogWith, findEvent, listEvents, type AbiEvent, type DecodedEvent } from './abi-event';
+export {
+  AbiDataError,
+  checkDataSize,
+  dataBytes,
+  decodeFunctionOutput,
+  decodeParams,
+  isTooLarge,
+  MAX_DECODED_BYTES,
+  MAX_DECODED_ELEMENTS,
+  MAX_QUOTED_BYTES,
+  paramTypes,
+  quoted,
+} from './bounded-decoder';
