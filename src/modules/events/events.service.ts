@@ -1,6 +1,6 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { Session } from '../../auth/session';
-import { decodeEvent, findEvent, listEvents, type AbiEvent } from '../../chain/abi';
+import { decodeEvent, findEvent, isTooLarge, listEvents, type AbiEvent, type DecodedEvent } from '../../chain/abi';
 import type { Network } from '../../config';
 import { AppError, isAppError } from '../../errors/app-error';
 import { checksum } from '../../kernel/address';
@@ -266,13 +266,34 @@ export class ContractEventsService {
     log: StoredContractLog,
   ): ContractEventItem | null {
     const event = byTopic.get(log.topics[0] ?? '');
-    // A log with the event's topic that does not decode with its types is not that event (another layout of indexed topics).
-    const decoded = event ? decodeEvent(event, log.topics, log.data) : null;
+    if (!event) return null;
+    let decoded: DecodedEvent | null;
+    try {
+      // A log with the event's topic that does not decode with its types is not that event (another layout of indexed topics).
+      decoded = decodeEvent(event, log.topics, log.data);
+    } catch (e) {
+      if (!isTooLarge(e)) throw e;
+      // Over the decoder's bounds (docs/api.md "Hostile chain data"): listed, pushed and delivered undecoded.
+      return {
+        event: event.name,
+        signature: event.signature,
+        args: {},
+        decoded: false,
+        data: log.data,
+        address: source.address,
+        blockNumber: log.blockNumber,
+        blockHash: log.blockHash,
+        transactionHash: log.transactionHash,
+        logIndex: log.logIndex,
+        timestamp: log.timestamp,
+      };
+    }
     if (!decoded) return null;
     return {
       event: decoded.name,
       signature: decoded.signature,
       args: decoded.args,
+      decoded: true,
       address: source.address,
       blockNumber: log.blockNumber,
       blockHash: log.blockHash,

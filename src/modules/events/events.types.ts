@@ -6,6 +6,9 @@ export interface ContractEventItem {
   event: string;
   signature: string;
   args: Record<string, unknown>;
+  /** False when the log is over the decoder's bounds (docs/api.md "Hostile chain data"): `args` is empty, `data` is the raw log data. */
+  decoded: boolean;
+  data?: string;
   address: string;
   blockNumber: number;
   blockHash: string;
@@ -28,6 +31,18 @@ export class ContractEvent implements ContractEventItem {
       'addresses EIP-55, bytes as hex, tuples as objects; an indexed string, bytes, array or tuple is its keccak256 topic.',
   })
   args!: Record<string, unknown>;
+
+  @Field({
+    description:
+      'False when the log data is over the decoding bounds (256 KiB, 100,000 elements): `args` is then empty and `data` holds the raw data.',
+  })
+  decoded!: boolean;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The raw log data (0x hex), given only when `decoded` is false.',
+  })
+  data?: string;
 
   @Field({ description: 'Contract that emitted the event (EIP-55).' })
   address!: string;
