@@ -1,5 +1,5 @@
 import { isCallException, isError, type ErrorFragment, type Interface } from 'ethers';
-import { AbiDataError, decodeParams, paramTypes, quoted } from './abi/bounded-decoder';
+import { AbiDataError, checkDataSize, decodeParams, paramTypes, quoted } from './abi/bounded-decoder';
 
 /** Meaning of Solidity panic codes (https://docs.soliditylang.org/en/latest/control-structures.html#panic-via-assert-and-error-via-require). */
 const PANIC_REASONS: Record<number, string> = {
@@ -54,6 +54,7 @@ function errorOf(iface: Interface | undefined, selector: string): ErrorFragment 
  */
 export function decodeRevertData(data: string | undefined, iface?: Interface): DecodedRevert {
   if (!data || data === '0x') return { reason: 'execution reverted without a reason' };
+  checkDataSize(data);
   const selector = data.slice(0, 10);
   const body = `0x${data.slice(10)}`;
   try {
