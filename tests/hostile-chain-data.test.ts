@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { Interface, Wallet, type JsonRpcProvider } from 'ethers';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { leastLoopHoldCpuMs } from './kit/cpu-time';
