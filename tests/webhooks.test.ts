@@ -729,7 +729,6 @@ describe('several instances', () => {
       event: 'Pong',
       signature: 'Pong(uint256,address)',
       args: { n: String(blockNumber * 10 + logIndex), by: signals.address },
-      decoded: true,
       address: signals.address,
       blockNumber,
       blockHash: `0x${blockNumber.toString(16).padStart(64, '0')}`,

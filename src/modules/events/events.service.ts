@@ -293,7 +293,6 @@ export class ContractEventsService {
       event: decoded.name,
       signature: decoded.signature,
       args: decoded.args,
-      decoded: true,
       address: source.address,
       blockNumber: log.blockNumber,
       blockHash: log.blockHash,

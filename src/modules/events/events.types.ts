@@ -6,8 +6,8 @@ export interface ContractEventItem {
   event: string;
   signature: string;
   args: Record<string, unknown>;
-  /** False when the log is over the decoder's bounds (docs/api.md "Hostile chain data"): `args` is empty, `data` is the raw log data. */
-  decoded: boolean;
+  /** Only on a log over the decoder's bounds (docs/api.md "Hostile chain data"): false, `args` empty, `data` the raw log data. */
+  decoded?: false;
   data?: string;
   address: string;
   blockNumber: number;
@@ -32,15 +32,16 @@ export class ContractEvent implements ContractEventItem {
   })
   args!: Record<string, unknown>;
 
-  @Field({
+  @Field(() => Boolean, {
+    nullable: true,
     description:
-      'False when the log data is over the decoding bounds (256 KiB, 100,000 elements): `args` is then empty and `data` holds the raw data.',
+      'False when the log data is over the decoding bounds (256 KiB, 100,000 elements): `args` is then empty and `data` holds the raw data. Null (left out on REST) for a decoded event.',
   })
-  decoded!: boolean;
+  decoded?: false;
 
   @Field(() => String, {
     nullable: true,
-    description: 'The raw log data (0x hex), given only when `decoded` is false.',
+    description: 'The raw log data (0x hex), only when `decoded` is false. Null (left out on REST) otherwise.',
   })
   data?: string;
 
