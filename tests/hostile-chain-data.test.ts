@@ -1,3 +1,6 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- webhook messages are asserted field by field */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Interface, Wallet, type JsonRpcProvider } from 'ethers';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { leastLoopHoldCpuMs } from './kit/cpu-time';
@@ -236,9 +239,34 @@ describe('revert data', () => {
 describe('chain data anyone can write: calldata and logs', () => {
   let takeHash: string;
   let blastHash: string;
+  /** Webhook messages received, by the receiver below. */
+  const messages: any[] = [];
+  let receiver: http.Server;
+  let fanOutHoldMs: number;
 
   beforeAll(async () => {
-    // A transaction sent by anyone (no key) to a portal contract, its input a 24,736-byte bomb.
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        messages.push(JSON.parse(body));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = await api.post(
+      `/api/devportal/developers/${dev.developerId}/webhooks`,
+      {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        events: ['contract.event'],
+        contractId: hostile.id,
+        event: 'Blast',
+      },
+      { token: dev.token },
+    );
+    expect(hook.status).toBe(201);
+
+    // A transaction sent by anyone (no key) to a portal contract, its input a 24,740-byte bomb.
     const wallet = new Wallet(ANVIL_KEYS[2]!, provider);
     const sent = await wallet.sendTransaction({
       to: hostile.address,
@@ -247,13 +275,38 @@ describe('chain data anyone can write: calldata and logs', () => {
     });
     const mined = await sent.wait();
     takeHash = sent.hash;
-    // An event whose data is the bomb (385 × 385: 148,611 elements).
-    const blasted = await invoke('blast', ['385', '385']);
-    expect(blasted.status).toBe(201);
-    expect(blasted.body.status).toBe('success');
-    blastHash = blasted.body.txHash;
-    await indexed(Math.max(mined!.blockNumber, blasted.body.blockNumber));
+    await indexed(mined!.blockNumber);
+
+    // An event whose data is the bomb (385 × 385: 148,611 elements), followed until its webhook
+    // message arrives: the invoke, the indexing and the fan-out all count against the loop.
+    const run = await held('invoke emitting a log bomb, its indexing and webhook fan-out', async () => {
+      const blasted = await invoke('blast', ['385', '385']);
+      expect(blasted.status).toBe(201);
+      expect(blasted.body.status).toBe('success');
+      await indexed(blasted.body.blockNumber);
+      for (let i = 0; i < 300 && !messages.some((m) => m.data?.transactionHash === blasted.body.txHash); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return blasted.body.txHash as string;
+    });
+    blastHash = run.result;
+    fanOutHoldMs = run.maxHoldMs;
   }, 120_000);
+
+  afterAll(async () => {
+    receiver?.closeAllConnections();
+    await new Promise((r) => receiver?.close(r));
+  });
+
+  it('delivers the webhook message of a log bomb undecoded (decoded: false, raw data), < 100 ms of the loop', () => {
+    const message = messages.find((m) => m.data?.transactionHash === blastHash);
+    expect(message).toMatchObject({
+      type: 'contract.event',
+      data: { event: 'Blast', signature: 'Blast(uint256[][])', args: {}, decoded: false },
+    });
+    expect((message.data.data.length - 2) / 2).toBe(96 + 32 * 770);
+    expect(fanOutHoldMs).toBeLessThan(100);
+  });
 
   it('shows a transaction whose input is a bomb undecoded, with its raw input, < 100 ms of the loop', async () => {
     const input = bombCalldata(385, 385);
