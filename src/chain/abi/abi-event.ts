@@ -1,6 +1,6 @@
 import { EventFragment, ParamType } from 'ethers';
 import { AppError } from '../../errors/app-error';
-import { AbiDataError, decodeParams } from './bounded-decoder';
+import { AbiDataError, decodeParams, decodeParamsAsync } from './bounded-decoder';
 
 /** One event of a contract ABI that logs can be matched to (anonymous events have no topic to match). */
 export interface AbiEvent {
@@ -107,35 +107,63 @@ function layoutOf(fragment: EventFragment): EventLayout {
 
 const TOPIC = /^0x[0-9a-fA-F]{64}$/;
 
+/** The topics' data when the log can be `event` (its topic, its number of indexed topics), else null. */
+function topicData(event: AbiEvent, topics: readonly string[]): string | null {
+  if ((topics[0] ?? '').toLowerCase() !== event.topic) return null;
+  if (topics.length !== layoutOf(event.fragment).topics.length + 1) return null;
+  if (!topics.every((t) => TOPIC.test(t))) return null;
+  return `0x${topics
+    .slice(1)
+    .map((t) => t.slice(2))
+    .join('')}`;
+}
+
+/** The decoded event from its indexed and its data values, keyed by parameter names (by position when unnamed or repeated). */
+function assemble(event: AbiEvent, indexed: unknown[], plain: unknown[]): DecodedEvent {
+  const inputs = event.fragment.inputs;
+  const names = inputs.map((p) => p.name);
+  const args: Record<string, unknown> = {};
+  let i = 0;
+  let d = 0;
+  inputs.forEach((param, n) => {
+    const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(n);
+    args[key] = param.indexed ? indexed[i++] : plain[d++];
+  });
+  return { name: event.name, signature: event.signature, args };
+}
+
 /**
  * Decodes a log with an event of its ABI; null when the log is not that event (another topic, another
  * number of indexed topics, data that does not decode). Data over the decoder's bounds → 422
  * RESULT_TOO_LARGE (thrown): the caller shows the log undecoded.
  */
 export function decodeEvent(event: AbiEvent, topics: readonly string[], data: string): DecodedEvent | null {
-  if ((topics[0] ?? '').toLowerCase() !== event.topic) return null;
+  const indexedData = topicData(event, topics);
+  if (indexedData === null) return null;
   const layout = layoutOf(event.fragment);
-  if (topics.length !== layout.topics.length + 1) return null;
-  if (!topics.every((t) => TOPIC.test(t))) return null;
   try {
-    const indexed = decodeParams(
-      layout.topics,
-      `0x${topics
-        .slice(1)
-        .map((t) => t.slice(2))
-        .join('')}`,
+    return assemble(event, decodeParams(layout.topics, indexedData), decodeParams(layout.data, data, { loose: true }));
+  } catch (e) {
+    if (e instanceof AbiDataError) return null;
+    throw e;
+  }
+}
+
+/** As decodeEvent, never holding the event loop long (decodeParamsAsync): for lists, pushes and webhooks. */
+export async function decodeEventAsync(
+  event: AbiEvent,
+  topics: readonly string[],
+  data: string,
+): Promise<DecodedEvent | null> {
+  const indexedData = topicData(event, topics);
+  if (indexedData === null) return null;
+  const layout = layoutOf(event.fragment);
+  try {
+    return assemble(
+      event,
+      decodeParams(layout.topics, indexedData),
+      await decodeParamsAsync(layout.data, data, { loose: true }),
     );
-    const plain = decodeParams(layout.data, data, { loose: true });
-    const inputs = event.fragment.inputs;
-    const names = inputs.map((p) => p.name);
-    const args: Record<string, unknown> = {};
-    let i = 0;
-    let d = 0;
-    inputs.forEach((param, n) => {
-      const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(n);
-      args[key] = param.indexed ? indexed[i++] : plain[d++];
-    });
-    return { name: event.name, signature: event.signature, args };
   } catch (e) {
     if (e instanceof AbiDataError) return null;
     throw e;
@@ -152,6 +180,21 @@ export function decodeLogWith(
   for (const event of events) {
     if (event.topic !== topic0) continue;
     const decoded = decodeEvent(event, topics, data);
+    if (decoded) return decoded;
+  }
+  return null;
+}
+
+/** As decodeLogWith, never holding the event loop long (decodeEventAsync). */
+export async function decodeLogWithAsync(
+  events: readonly AbiEvent[],
+  topics: readonly string[],
+  data: string,
+): Promise<DecodedEvent | null> {
+  const topic0 = (topics[0] ?? '').toLowerCase();
+  for (const event of events) {
+    if (event.topic !== topic0) continue;
+    const decoded = await decodeEventAsync(event, topics, data);
     if (decoded) return decoded;
   }
   return null;

@@ -72,10 +72,37 @@ function checksummed(lower: string): string {
   const hash = keccak_256(lower);
   let out = '0x';
   for (let i = 0; i < 40; i++) {
-    const c = lower[i]!;
-    out += c > '9' && parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c;
+    const c = lower.charCodeAt(i);
+    // A letter (a-f) whose hash nibble is 8 or more ('8', '9', 'a'-'f' all code 56 or above).
+    out += String.fromCharCode(c > 57 && hash.charCodeAt(i) >= 56 ? c - 32 : c);
   }
   return out;
+}
+
+/** An address whose EIP-55 spelling is computed after the walk, between turns of the event loop. */
+class AddressSlot {
+  value = '';
+  constructor(readonly lower: string) {}
+}
+
+/** Checksums computed in one turn of the event loop: about 5 µs each, so a few ms per turn. */
+const CHECKSUMS_PER_TURN = 500;
+
+/** `values` with every AddressSlot replaced by its address, in place; each shared array or object visited once. */
+function fillSlots(values: unknown[]): void {
+  const seen = new Set<object>();
+  const stack: object[] = [values];
+  while (stack.length > 0) {
+    const node = stack.pop()! as Record<string, unknown>;
+    for (const key of Object.keys(node)) {
+      const v = node[key];
+      if (v instanceof AddressSlot) node[key] = v.value;
+      else if (v !== null && typeof v === 'object' && !seen.has(v)) {
+        seen.add(v);
+        stack.push(v);
+      }
+    }
+  }
 }
 
 /** How one ABI type is read: ethers v6's coders (abi/coders/*.ts), compiled once per ParamType. */
@@ -133,6 +160,8 @@ interface Decoded {
  */
 class Walk {
   elements = 0;
+  /** Addresses left to checksum (deferred mode), one per distinct address. */
+  readonly slots: AddressSlot[] = [];
   private readonly size: number;
   private readonly dynamicValues = new Map<number, Decoded>();
   private readonly words = new Map<string, unknown>();
@@ -140,6 +169,7 @@ class Walk {
   constructor(
     private readonly hex: string,
     private readonly loose: boolean,
+    private readonly deferChecksums = false,
   ) {
     this.size = hex.length / 2;
   }
@@ -260,7 +290,14 @@ class Walk {
     let value: unknown;
     if (plan.kind === 'address') {
       if (!/^0{24}/.test(word)) throw new AbiDataError('address with high bytes set');
-      value = checksummed(word.slice(24).toLowerCase());
+      const lower = word.slice(24).toLowerCase();
+      if (this.deferChecksums) {
+        const slot = new AddressSlot(lower);
+        this.slots.push(slot);
+        value = slot;
+      } else {
+        value = checksummed(lower);
+      }
     } else if (plan.kind === 'int') {
       // Masked to the type's size, then sign-extended (ethers' NumberCoder).
       const n = BigInt(`0x${word.slice(64 - plan.bits / 4)}`);
@@ -290,6 +327,31 @@ export function decodeParams(params: readonly ParamType[], data: string, options
   return walk.tuple(params.map(planOf), 0);
 }
 
+/**
+ * As decodeParams, for callers that can wait: the decoding itself is bounded by the element budget,
+ * but EIP-55 checksums cost about 5 µs each and 256 KiB holds 8,192 distinct addresses, so they are
+ * computed CHECKSUMS_PER_TURN at a time between turns of the event loop (docs/api.md "Hostile chain
+ * data": no decoding holds it more than 100 ms).
+ */
+export async function decodeParamsAsync(
+  params: readonly ParamType[],
+  data: string,
+  options: DecodeOptions = {},
+): Promise<unknown[]> {
+  checkDataSize(data);
+  if (!HEX.test(data)) throw new AbiDataError('data is not 0x hex');
+  const walk = new Walk(data.slice(2), options.loose ?? false, true);
+  const values = walk.tuple(params.map(planOf), 0);
+  if (walk.slots.length === 0) return values;
+  for (let i = 0; i < walk.slots.length; i++) {
+    if (i > 0 && i % CHECKSUMS_PER_TURN === 0) await new Promise((r) => setImmediate(r));
+    const slot = walk.slots[i]!;
+    slot.value = checksummed(slot.lower);
+  }
+  fillSlots(values);
+  return values;
+}
+
 /** Types given as ABI type strings (`string`, `uint256[]`), parsed once. */
 const parsedTypes = new Map<string, ParamType>();
 export function paramTypes(...types: string[]): ParamType[] {
@@ -308,10 +370,10 @@ export function paramTypes(...types: string[]): ParamType[] {
  * that value, several → keyed by output names. Data that is not whole words or does not fit the
  * outputs is an AbiDataError, as ethers' decodeFunctionResult refuses it.
  */
-export function decodeFunctionOutput(fragment: FunctionFragment, raw: string): unknown {
+export async function decodeFunctionOutput(fragment: FunctionFragment, raw: string): Promise<unknown> {
   checkDataSize(raw);
   if ((raw.length - 2) % 64 !== 0) throw new AbiDataError('invalid length for result data');
-  const values = decodeParams(fragment.outputs, raw);
+  const values = await decodeParamsAsync(fragment.outputs, raw);
   if (values.length === 0) return null;
   if (values.length === 1) return values[0];
   return keyedByName(fragment.outputs, values);

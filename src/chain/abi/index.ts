@@ -3,13 +3,23 @@ export { encodeArgs } from './abi-args';
 export { decodeResult, toJsonValue } from './abi-result';
 export { CallCodec } from './call-codec';
 export { elementaryTypeNamed, type ElementaryType } from './elementary-type';
-export { decodeEvent, decodeLogWith, findEvent, listEvents, type AbiEvent, type DecodedEvent } from './abi-event';
+export {
+  decodeEvent,
+  decodeEventAsync,
+  decodeLogWith,
+  decodeLogWithAsync,
+  findEvent,
+  listEvents,
+  type AbiEvent,
+  type DecodedEvent,
+} from './abi-event';
 export {
   AbiDataError,
   checkDataSize,
   dataBytes,
   decodeFunctionOutput,
   decodeParams,
+  decodeParamsAsync,
   isTooLarge,
   MAX_DECODED_BYTES,
   MAX_DECODED_ELEMENTS,

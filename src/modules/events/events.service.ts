@@ -1,6 +1,6 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { Session } from '../../auth/session';
-import { decodeEvent, findEvent, isTooLarge, listEvents, type AbiEvent, type DecodedEvent } from '../../chain/abi';
+import { decodeEventAsync, findEvent, isTooLarge, listEvents, type AbiEvent, type DecodedEvent } from '../../chain/abi';
 import type { Network } from '../../config';
 import { AppError, isAppError } from '../../errors/app-error';
 import { checksum } from '../../kernel/address';
@@ -249,7 +249,7 @@ export class ContractEventsService {
     );
     const items: ContractEventItem[] = [];
     for (const log of logs) {
-      const item = this.decode(source, byTopic, log);
+      const item = await this.decode(source, byTopic, log);
       if (item) items.push(item);
     }
     const tail = logs[logs.length - 1];
@@ -260,17 +260,17 @@ export class ContractEventsService {
     };
   }
 
-  private decode(
+  private async decode(
     source: EventSource,
     byTopic: Map<string, AbiEvent>,
     log: StoredContractLog,
-  ): ContractEventItem | null {
+  ): Promise<ContractEventItem | null> {
     const event = byTopic.get(log.topics[0] ?? '');
     if (!event) return null;
     let decoded: DecodedEvent | null;
     try {
       // A log with the event's topic that does not decode with its types is not that event (another layout of indexed topics).
-      decoded = decodeEvent(event, log.topics, log.data);
+      decoded = await decodeEventAsync(event, log.topics, log.data);
     } catch (e) {
       if (!isTooLarge(e)) throw e;
       // Over the decoder's bounds (docs/api.md "Hostile chain data"): listed, pushed and delivered undecoded.

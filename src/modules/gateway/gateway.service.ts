@@ -130,7 +130,9 @@ export class GatewayService {
       } else {
         raw = await this.reads.cache.read(network, block, to, data, () => call(block));
       }
-      return { result: this.codec.decode(contract.record.id, contract.iface, abiMethod, raw), blockNumber: block };
+      // A value for static outputs and remembered answers, else a promise (see CallCodec.decode).
+      const result: unknown = this.codec.decode(contract.record.id, contract.iface, abiMethod, raw);
+      return { result: result instanceof Promise ? ((await result) as unknown) : result, blockNumber: block };
     });
   }
 

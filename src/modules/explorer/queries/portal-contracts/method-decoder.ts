@@ -1,5 +1,5 @@
 import { Interface, type FunctionFragment, type InterfaceAbi } from 'ethers';
-import { decodeParams } from '../../../../chain/abi';
+import { decodeParams, decodeParamsAsync } from '../../../../chain/abi';
 
 /** A decoded call: the function and its arguments as JSON-safe values. */
 export interface DecodedCall {
@@ -27,23 +27,47 @@ function interfaceOf(abi: unknown): Interface | null {
   return iface;
 }
 
+/** The function of the ABI a call's input selects, or null. */
+function calledFunction(abi: unknown, input: string): FunctionFragment | null {
+  const iface = interfaceOf(abi);
+  if (!iface || input.length < 10) return null;
+  try {
+    return iface.getFunction(input.slice(0, 10).toLowerCase());
+  } catch {
+    return null;
+  }
+}
+
+function decodedCall(fragment: FunctionFragment, values: unknown[]): DecodedCall {
+  return {
+    name: fragment.name,
+    signature: fragment.format('sighash'),
+    args: fragment.inputs.map((param, i) => ({ name: param.name, type: param.format('sighash'), value: values[i] })),
+  };
+}
+
 /**
  * Decodes transaction input against an ABI with the bounded decoder; null when no function of the
  * ABI matches, the input does not decode, or it is over the decoder's bounds (docs/api.md "Hostile
  * chain data"): the transaction is then shown with its raw input only.
  */
 export function decodeCall(abi: unknown, input: string): DecodedCall | null {
-  const iface = interfaceOf(abi);
-  if (!iface || input.length < 10) return null;
+  const fragment = calledFunction(abi, input);
+  if (!fragment) return null;
   try {
-    const fragment: FunctionFragment | null = iface.getFunction(input.slice(0, 10).toLowerCase());
-    if (!fragment) return null;
-    const values = decodeParams(fragment.inputs, `0x${input.slice(10)}`);
-    return {
-      name: fragment.name,
-      signature: fragment.format('sighash'),
-      args: fragment.inputs.map((param, i) => ({ name: param.name, type: param.format('sighash'), value: values[i] })),
-    };
+    return decodedCall(fragment, decodeParams(fragment.inputs, `0x${input.slice(10)}`));
+  } catch {
+    // Input that does not decode with the function's types, or too large to: shown undecoded.
+    return null;
+  }
+}
+
+/** As decodeCall, never holding the event loop long (the bounded decoder's checksums between turns). */
+export async function decodeCallAsync(abi: unknown, input: string): Promise<DecodedCall | null> {
+  const fragment = calledFunction(abi, input);
+  if (!fragment) return null;
+  try {
+    return decodedCall(fragment, await decodeParamsAsync(fragment.inputs, `0x${input.slice(10)}`));
   } catch {
     // Input that does not decode with the function's types, or too large to: shown undecoded.
     return null;

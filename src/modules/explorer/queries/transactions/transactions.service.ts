@@ -4,8 +4,8 @@ import { transactionFromRpc, transactionFromStored } from '../../explorer-views'
 import { hexToNumber } from '../../runtime/chain-reader';
 import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
 import { explorerNetwork, parseHash } from '../explorer-input';
-import { decodeLog } from '../portal-contracts/log-decoder';
-import { decodeCall } from '../portal-contracts/method-decoder';
+import { decodeLogAsync } from '../portal-contracts/log-decoder';
+import { decodeCallAsync } from '../portal-contracts/method-decoder';
 import type { PortalContracts } from '../portal-contracts/portal-contracts';
 import type { Transaction, TransactionLookup } from './transactions.types';
 
@@ -33,9 +33,10 @@ export class TransactionsService {
     const addresses = [...new Set([...(tx.to ? [tx.to] : []), ...tx.logs.map((l) => l.address)])];
     const portal = await this.portal.at(network, addresses);
     const called = tx.to ? portal.get(tx.to.toLowerCase()) : undefined;
-    if (called) tx.method = decodeCall(called.abi, tx.input);
+    // The bounded decoder, checksums between turns of the loop (docs/api.md "Hostile chain data").
+    if (called) tx.method = await decodeCallAsync(called.abi, tx.input);
     for (const log of tx.logs) {
-      log.decoded = decodeLog(portal.get(log.address.toLowerCase())?.abi ?? null, log.topics, log.data);
+      log.decoded = await decodeLogAsync(portal.get(log.address.toLowerCase())?.abi ?? null, log.topics, log.data);
     }
     return { found: true, transaction: tx };
   }
