@@ -1,5 +1,12 @@
 import { isCallException, isError, type ErrorFragment, type Interface } from 'ethers';
-import { AbiDataError, checkDataSize, decodeParams, paramTypes, quoted } from './abi/bounded-decoder';
+import {
+  AbiDataError,
+  checkDataSize,
+  decodeParams,
+  decodeParamsAsync,
+  paramTypes,
+  quoted,
+} from './abi/bounded-decoder';
 
 /** Meaning of Solidity panic codes (https://docs.soliditylang.org/en/latest/control-structures.html#panic-via-assert-and-error-via-require). */
 const PANIC_REASONS: Record<number, string> = {
@@ -52,7 +59,7 @@ function errorOf(iface: Interface | undefined, selector: string): ErrorFragment 
  * RESULT_TOO_LARGE (thrown); the reason, and an Error(string) message, cut to 4 KiB (docs/api.md
  * "Hostile chain data").
  */
-export function decodeRevertData(data: string | undefined, iface?: Interface): DecodedRevert {
+export async function decodeRevertData(data: string | undefined, iface?: Interface): Promise<DecodedRevert> {
   if (!data || data === '0x') return { reason: 'execution reverted without a reason' };
   checkDataSize(data);
   const selector = data.slice(0, 10);
@@ -74,7 +81,8 @@ export function decodeRevertData(data: string | undefined, iface?: Interface): D
     }
     const fragment = errorOf(iface, selector);
     if (fragment) {
-      const args = decodeParams(fragment.inputs, body);
+      // Many addresses are checksummed between turns of the event loop.
+      const args = await decodeParamsAsync(fragment.inputs, body);
       return {
         reason: quoted(`${fragment.name}(${args.map((a) => JSON.stringify(a)).join(', ')})`),
         error: { name: fragment.name, signature: fragment.format('sighash'), args },
@@ -88,7 +96,7 @@ export function decodeRevertData(data: string | undefined, iface?: Interface): D
 }
 
 /** The revert inside an ethers error, or undefined when the error is not a revert. */
-export function decodeRevert(e: unknown, iface?: Interface): DecodedRevert | undefined {
+export async function decodeRevert(e: unknown, iface?: Interface): Promise<DecodedRevert | undefined> {
   const data = revertData(e);
   if (isCallException(e) || data !== undefined) return decodeRevertData(data, iface);
   const message = e instanceof Error ? e.message : '';

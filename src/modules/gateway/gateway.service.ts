@@ -3,7 +3,7 @@ import { Interface } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import { decodeRevert } from '../../chain/revert-decoder';
+import { decodeRevert, type DecodedRevert } from '../../chain/revert-decoder';
 import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
@@ -116,8 +116,8 @@ export class GatewayService {
       const to = contract.record.address!;
       // The node may answer reads in batches, one developer's reads apart from another's.
       const call = (block?: number) =>
-        this.chains.call(network, { to, data }, block, principal.developerId).catch((e: unknown) => {
-          const revert = decodeRevert(e, contract.iface);
+        this.chains.call(network, { to, data }, block, principal.developerId).catch(async (e: unknown) => {
+          const revert = await decodeRevert(e, contract.iface);
           if (revert && !(e instanceof AppError)) throw this.reverted(revert);
           throw e;
         });
@@ -182,8 +182,8 @@ export class GatewayService {
         await this.chains
           .provider(request.network)
           .call({ from: signer.address, to: request.to, data, value })
-          .catch((e: unknown) => {
-            throw this.sender.translate(e, request);
+          .catch(async (e: unknown) => {
+            throw await this.sender.translate(e, request);
           });
         const prepared = await this.sender.prepare(request);
         const record = {
@@ -290,7 +290,7 @@ export class GatewayService {
     return result;
   }
 
-  private reverted(revert: NonNullable<ReturnType<typeof decodeRevert>>): AppError {
+  private reverted(revert: DecodedRevert): AppError {
     return new AppError('EXECUTION_REVERTED', `Execution reverted: ${revert.reason}`, {
       reason: revert.reason,
       ...(revert.error ? { error: revert.error } : {}),
