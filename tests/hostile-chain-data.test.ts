@@ -80,6 +80,16 @@ contract Hostile {
         assembly { log1(add(b, 32), mload(b), topic) }
     }
 
+    function blastTwice(uint256 outer, uint256 inner) external {
+        writes += 1;
+        bytes memory b = bomb(outer, inner);
+        bytes32 topic = Blast.selector;
+        assembly {
+            log1(add(b, 32), mload(b), topic)
+            log1(add(b, 32), mload(b), topic)
+        }
+    }
+
     function take(uint256[][] calldata data) external {
         writes += data.length;
     }
@@ -179,6 +189,32 @@ describe('return data', () => {
     const exact = await query('blob', ['262080']);
     expect(exact.status).toBe(201);
     expect(exact.body.result).toBe(`0x${'00'.repeat(262_080)}`);
+  });
+});
+
+describe('several values of one request', () => {
+  it('gives a GraphQL operation 100,000 decoded elements in all: a second alias of 90,301 is refused, < 100 ms of the loop', async () => {
+    const field = (alias: string) =>
+      `${alias}: queryContract(id: "${hostile.id}", method: "values", args: ["300", "300"]) { result }`;
+    const { result: res, maxHoldMs } = await held('GraphQL, two aliases of a 300 × 300 result', () =>
+      api.graphql(`mutation { ${field('a')} ${field('b')} }`, undefined, { apiKey: key }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data.a.result).toHaveLength(300);
+    expect(res.body.data.b).toBeNull();
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0].path).toEqual(['b']);
+    expect(res.body.errors[0].extensions.code).toBe('RESULT_TOO_LARGE');
+    expect(maxHoldMs).toBeLessThan(100);
+    // A smaller second value fits beside the first.
+    const small = `b: queryContract(id: "${hostile.id}", method: "values", args: ["3", "3"]) { result }`;
+    const fits = await api.graphql(`mutation { ${field('a')} ${small} }`, undefined, { apiKey: key });
+    expect(fits.body.errors).toBeUndefined();
+    expect(fits.body.data.b.result).toEqual([
+      ['0', '1', '2'],
+      ['0', '1', '2'],
+      ['0', '1', '2'],
+    ]);
   });
 });
 
@@ -346,5 +382,30 @@ describe('chain data anyone can write: calldata and logs', () => {
     });
     expect((res.body.items[0].data.length - 2) / 2).toBe(96 + 32 * 770);
     expect(maxHoldMs).toBeLessThan(100);
+  });
+
+  it('gives a page 100,000 decoded elements in all: of two logs of 90,301 elements the second is shown undecoded', async () => {
+    const twice = await invoke('blastTwice', ['300', '300']);
+    expect(twice.status).toBe(201);
+    expect(twice.body.status).toBe('success');
+    await indexed(twice.body.blockNumber);
+
+    const tx = await held('explorer tx, two logs of 90,301 elements', () =>
+      api.get(`/api/explorer/tx/${twice.body.txHash}?network=testnet`),
+    );
+    const [first, second] = tx.result.body.transaction.logs;
+    expect(first.decoded).toMatchObject({ name: 'Blast', signature: 'Blast(uint256[][])' });
+    expect(first.decoded.args.data).toHaveLength(300);
+    expect(second.decoded ?? null).toBeNull();
+    expect(second.data).toBe(first.data);
+    expect(tx.maxHoldMs).toBeLessThan(100);
+
+    const path = `/api/devportal/contracts/${hostile.id}/events?event=Blast&fromBlock=${twice.body.blockNumber}`;
+    const list = await held('events list, two logs of 90,301 elements', () => api.get(path, { apiKey: key }));
+    const [a, b] = list.result.body.items;
+    expect(a.decoded).toBeUndefined();
+    expect(a.args.data).toHaveLength(300);
+    expect(b).toMatchObject({ decoded: false, args: {}, data: first.data });
+    expect(list.maxHoldMs).toBeLessThan(100);
   });
 });

@@ -15,7 +15,7 @@ const WORD = 32;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** 422 RESULT_TOO_LARGE: `bytes` of data, over the size limit or holding more than the element budget. */
-function tooLarge(bytes: number, elements?: number): AppError {
+export function tooLarge(bytes: number, elements?: number): AppError {
   if (elements === undefined) {
     return new AppError(
       'RESULT_TOO_LARGE',
@@ -350,6 +350,44 @@ export async function decodeParamsAsync(
   }
   fillSlots(values);
   return values;
+}
+
+/**
+ * Elements a decoded JSON value holds, counted as the decoder counts them (a shared part each time
+ * it appears; a string longer than a word one more per 64 characters), stopping once over `limit`. For budgets over
+ * several values: one request, one page (docs/api.md "Hostile chain data").
+ */
+export function elementsOf(value: unknown, limit = MAX_DECODED_ELEMENTS): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && count <= limit) {
+    const v = stack.pop();
+    count += 1;
+    // Integers (78 digits at most), addresses and bytes32 are one element; longer text one per word.
+    if (typeof v === 'string') count += v.length > 80 ? Math.ceil(v.length / 64) : 0;
+    else if (Array.isArray(v)) for (const item of v as unknown[]) stack.push(item);
+    else if (v !== null && typeof v === 'object') for (const item of Object.values(v)) stack.push(item);
+  }
+  return count;
+}
+
+/** What several decoded values of one request or page may hold in all: MAX_DECODED_ELEMENTS. */
+export class DecodeBudget {
+  private used = 0;
+
+  /** Takes `value`'s elements from the budget; false (nothing taken) when they do not fit. */
+  take(value: unknown): boolean {
+    const left = MAX_DECODED_ELEMENTS - this.used;
+    const n = elementsOf(value, left);
+    if (n > left) return false;
+    this.used += n;
+    return true;
+  }
+
+  /** Elements taken so far. */
+  get taken(): number {
+    return this.used;
+  }
 }
 
 /** Types given as ABI type strings (`string`, `uint256[]`), parsed once. */

@@ -1,6 +1,14 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { Session } from '../../auth/session';
-import { decodeEventAsync, findEvent, isTooLarge, listEvents, type AbiEvent, type DecodedEvent } from '../../chain/abi';
+import {
+  DecodeBudget,
+  decodeEventAsync,
+  findEvent,
+  isTooLarge,
+  listEvents,
+  type AbiEvent,
+  type DecodedEvent,
+} from '../../chain/abi';
 import type { Network } from '../../config';
 import { AppError, isAppError } from '../../errors/app-error';
 import { checksum } from '../../kernel/address';
@@ -58,6 +66,11 @@ function blockArg(field: string, value: number | null | undefined): number | nul
 /** An error that ends a subscription: graphql-ws reports its message and `extensions` only. */
 function streamError(err: AppError): Error {
   return Object.assign(err, { extensions: { code: err.code, ...(err.details ? { details: err.details } : {}) } });
+}
+
+/** `item` shown undecoded: `decoded: false`, no args, the raw log data. */
+function undecoded(item: ContractEventItem, data: string): ContractEventItem {
+  return { ...item, args: {}, decoded: false, data };
 }
 
 /**
@@ -248,9 +261,12 @@ export class ContractEventsService {
       limit,
     );
     const items: ContractEventItem[] = [];
+    // A page holds 100,000 decoded elements in all; later events are given undecoded (docs/api.md "Hostile chain data").
+    const budget = new DecodeBudget();
     for (const log of logs) {
       const item = await this.decode(source, byTopic, log);
-      if (item) items.push(item);
+      if (item && item.decoded !== false && !budget.take(item.args)) items.push(undecoded(item, log.data));
+      else if (item) items.push(item);
     }
     const tail = logs[logs.length - 1];
     return {
@@ -274,19 +290,20 @@ export class ContractEventsService {
     } catch (e) {
       if (!isTooLarge(e)) throw e;
       // Over the decoder's bounds (docs/api.md "Hostile chain data"): listed, pushed and delivered undecoded.
-      return {
-        event: event.name,
-        signature: event.signature,
-        args: {},
-        decoded: false,
-        data: log.data,
-        address: source.address,
-        blockNumber: log.blockNumber,
-        blockHash: log.blockHash,
-        transactionHash: log.transactionHash,
-        logIndex: log.logIndex,
-        timestamp: log.timestamp,
-      };
+      return undecoded(
+        {
+          event: event.name,
+          signature: event.signature,
+          args: {},
+          address: source.address,
+          blockNumber: log.blockNumber,
+          blockHash: log.blockHash,
+          transactionHash: log.transactionHash,
+          logIndex: log.logIndex,
+          timestamp: log.timestamp,
+        },
+        log.data,
+      );
     }
     if (!decoded) return null;
     return {

@@ -16,7 +16,7 @@ import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
 import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
-import { CallCodec, findMethod, type AbiMethod } from '../../chain/abi';
+import { CallCodec, dataBytes, DecodeBudget, elementsOf, findMethod, tooLarge, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore, type FirstAttempt } from './idempotency';
 import type { KnownHeads } from './known-heads';
@@ -69,6 +69,8 @@ export class GatewayService {
   /** API_KEY_RATE_LIMIT: requests per second per key. */
   private readonly keyLimit: RequestLimit;
   private readonly codec = new CallCodec();
+  /** Elements of the results decoded for each request so far (one Session per request or operation). */
+  private readonly decodeBudgets = new WeakMap<Session, DecodeBudget>();
   readonly idempotency: IdempotencyStore;
   /** Sends of accepted invokes still signing or broadcasting (a clean stop waits for them). */
   private readonly sending = new Set<Promise<void>>();
@@ -130,9 +132,16 @@ export class GatewayService {
       } else {
         raw = await this.reads.cache.read(network, block, to, data, () => call(block));
       }
-      // A value for static outputs and remembered answers, else a promise (see CallCodec.decode).
-      const result: unknown = this.codec.decode(contract.record.id, contract.iface, abiMethod, raw);
-      return { result: result instanceof Promise ? ((await result) as unknown) : result, blockNumber: block };
+      // A value for static outputs and remembered answers (small), else a promise (see CallCodec.decode).
+      const decoded: unknown = this.codec.decode(contract.record.id, contract.iface, abiMethod, raw);
+      if (!(decoded instanceof Promise)) return { result: decoded, blockNumber: block };
+      const result: unknown = await decoded;
+      // The results of one request (a GraphQL operation's aliases) hold 100,000 elements in all, as one
+      // value may: docs/api.md "Hostile chain data".
+      let budget = this.decodeBudgets.get(session);
+      if (!budget) this.decodeBudgets.set(session, (budget = new DecodeBudget()));
+      if (!budget.take(result)) throw tooLarge(dataBytes(raw), budget.taken + elementsOf(result));
+      return { result, blockNumber: block };
     });
   }
 
