@@ -4,9 +4,11 @@ import { AppError } from '../../errors/app-error';
 import { decodeResult } from './abi-result';
 import {
   AbiDataError,
+  DecodeBudget,
   decodeFunctionOutput,
   decodeParams,
   decodeParamsAsync,
+  elementsOf,
   MAX_DECODED_BYTES,
   MAX_DECODED_ELEMENTS,
   paramTypes,
@@ -174,6 +176,20 @@ describe('bounded decoder', () => {
       const [value] = decodeParams(paramTypes('address'), `0x${lower.padStart(64, '0')}`);
       expect(value).toBe(getAddress(`0x${lower}`));
     }
+  });
+
+  it('counts decoded values as the decoder does, and shares one budget between several', () => {
+    const [value] = decodeParams(paramTypes('uint256[][]'), bomb(300, 300, 5n));
+    // The outer array, 300 inner arrays of 300 values: 90,301, the shared inner array each time.
+    expect(elementsOf(value)).toBe(90_301);
+    expect(elementsOf({ a: '0x' + 'ab'.repeat(32), b: ['1', true] })).toBe(5);
+    expect(elementsOf('0x' + 'ab'.repeat(1000))).toBe(1 + 32);
+    const budget = new DecodeBudget();
+    expect(budget.take(value)).toBe(true);
+    expect(budget.take(value)).toBe(false);
+    expect(budget.taken).toBe(90_301);
+    expect(budget.take(Array.from({ length: 9_000 }, () => '1'))).toBe(true);
+    expect(budget.taken).toBe(99_302);
   });
 
   it('cuts quoted reasons to 4 KiB of UTF-8, never inside a character', () => {
