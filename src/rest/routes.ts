@@ -343,6 +343,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractEvents',
     auth: 'dev-jwt-or-api-key',
     summary: 'Decoded events of a contract, oldest first (owner’s token, or an API key with scope read)',
+    // docs/api.md "Hostile chain data": decoded and data only on an event over the decoding bounds.
+    omitWhenNull: ['items[].decoded', 'items[].data'],
   },
   // Transactions
   {

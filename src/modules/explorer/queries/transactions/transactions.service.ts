@@ -4,8 +4,9 @@ import { transactionFromRpc, transactionFromStored } from '../../explorer-views'
 import { hexToNumber } from '../../runtime/chain-reader';
 import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
 import { explorerNetwork, parseHash } from '../explorer-input';
-import { decodeLog } from '../portal-contracts/log-decoder';
-import { decodeCall } from '../portal-contracts/method-decoder';
+import { DecodeBudget } from '../../../../chain/abi';
+import { decodeLogAsync } from '../portal-contracts/log-decoder';
+import { decodeCallAsync } from '../portal-contracts/method-decoder';
 import type { PortalContracts } from '../portal-contracts/portal-contracts';
 import type { Transaction, TransactionLookup } from './transactions.types';
 
@@ -33,9 +34,16 @@ export class TransactionsService {
     const addresses = [...new Set([...(tx.to ? [tx.to] : []), ...tx.logs.map((l) => l.address)])];
     const portal = await this.portal.at(network, addresses);
     const called = tx.to ? portal.get(tx.to.toLowerCase()) : undefined;
-    if (called) tx.method = decodeCall(called.abi, tx.input);
+    // The bounded decoder, checksums between turns of the loop; the call and the logs of one
+    // transaction hold 100,000 elements in all, the rest shown raw (docs/api.md "Hostile chain data").
+    const budget = new DecodeBudget();
+    if (called) {
+      const method = await decodeCallAsync(called.abi, tx.input);
+      tx.method = method && budget.take(method.args) ? method : null;
+    }
     for (const log of tx.logs) {
-      log.decoded = decodeLog(portal.get(log.address.toLowerCase())?.abi ?? null, log.topics, log.data);
+      const decoded = await decodeLogAsync(portal.get(log.address.toLowerCase())?.abi ?? null, log.topics, log.data);
+      log.decoded = decoded && budget.take(decoded.args) ? decoded : null;
     }
     return { found: true, transaction: tx };
   }
