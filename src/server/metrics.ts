@@ -125,7 +125,11 @@ export class Metrics {
           for (const lane of lanes) this.set({ lane }, pick(loadOf(lane)));
         },
       });
-    gauge('compile_queue_depth', 'Compiles waiting for a solc worker, by lane (developer, anonymous)', (l) => l.waiting);
+    gauge(
+      'compile_queue_depth',
+      'Compiles waiting for a solc worker, by lane (developer, anonymous)',
+      (l) => l.waiting,
+    );
     gauge('compile_running', 'Compiles running in a solc worker, by lane', (l) => l.running);
   }
 
