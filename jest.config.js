@@ -25,6 +25,8 @@ const SERIAL = [
   'tests/hostile-clients.test.ts',
   // A developer's compile within 5 s while solc burns a core on a pathological source.
   'src/modules/contracts/compiler/compiler-lanes.test.ts',
+  // The same over HTTP: an honest compile within 5 s behind other clients' pathological sources.
+  'tests/compile-fairness.test.ts',
   // `npm start` with the embedded PostgreSQL on its default port; a no-op build within 5 s.
   'tests/project/npm-start.test.ts',
   // The zero-config service, embedded PostgreSQL on its default port.

@@ -1,6 +1,7 @@
 // Gateway throughput against the node it fronts, measured in one run:
 //   hot reads (the same balanceOf repeated by 50 connections) and cold reads (distinct arguments
-//   each call): eth_call straight to the node (baseline) vs the gateway's REST query vs GraphQL,
+//   each call): eth_call straight to the node (baseline) vs the gateway's REST query vs the
+//   JSON-RPC door's eth_call vs GraphQL,
 //   with the node's eth_call count during the hot runs; on anvil, then again behind the
 //   Besu-faithful front (tests/kit/besu-node.ts); then 100 concurrent invokes from one wallet.
 // Run: npm run bench:gateway (BENCH_SECONDS per target, BENCH_ROUNDS rounds after BENCH_WARMUP unmeasured
@@ -122,6 +123,13 @@ function readTargets(s: ReadSetup): { hot: Target[]; cold: Target[] } {
         headers: s.nodeHeaders,
       },
       { name: 'gateway REST query', url: rest, body: restBody(s.holder), headers: apiKey, counted: true },
+      // What viem, ethers and cast send through the JSON-RPC door (docs/api.md, "JSON-RPC door").
+      {
+        name: 'JSON-RPC door eth_call',
+        url: `${s.serviceUrl}/rpc/testnet`,
+        body: rpcBody(s.token.address, data),
+        headers: apiKey,
+      },
       // As GraphQL clients send it: one document, the arguments as variables (a document with
       // string literals is never compiled: src/schema/compile.ts).
       {
@@ -139,6 +147,13 @@ function readTargets(s: ReadSetup): { hot: Target[]; cold: Target[] } {
         body: rpcBody(s.token.address, coldData(0)),
         bodyFor: (n) => rpcBody(s.token.address, coldData(n)),
         headers: s.nodeHeaders,
+      },
+      {
+        name: 'JSON-RPC door eth_call, distinct arguments',
+        url: `${s.serviceUrl}/rpc/testnet`,
+        body: rpcBody(s.token.address, coldData(0)),
+        bodyFor: (n) => rpcBody(s.token.address, coldData(4e9 + n)),
+        headers: apiKey,
       },
       // Each run starts its own numbering: offsets keep every gateway call's arguments new.
       {
@@ -303,7 +318,7 @@ async function anvilRun(): Promise<void> {
 
     // What each layer adds to one call, without the queueing of 50 saturating connections.
     const latencies: LatencyResult[] = [];
-    for (const t of [hot[0]!, hot[1]!, hot[2]!]) latencies.push(await sequentialLatency(t.name, t));
+    for (const t of hot) latencies.push(await sequentialLatency(t.name, t));
     const baseLatency = latencies[0]!;
     console.log('\nOne request at a time (one keep-alive connection, 2,000 requests after 500 unmeasured):\n');
     console.log('| run | p50 ms | p99 ms | p50 added |');

@@ -10,6 +10,7 @@ import { ContractEvents1764100000000 } from './1764100000000-ContractEvents';
 import { TransactionRecords1764200000000 } from './1764200000000-TransactionRecords';
 import { Webhooks1764300000000 } from './1764300000000-Webhooks';
 import { PackedGatewayCalls1764400000000 } from './1764400000000-PackedGatewayCalls';
+import { WebhookOperations1764560000000 } from './1764560000000-WebhookOperations';
 import { RpcUsageKind1764700000000 } from './1764700000000-RpcUsageKind';
 import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContracts';
 
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   TransactionRecords1764200000000,
   Webhooks1764300000000,
   PackedGatewayCalls1764400000000,
+  WebhookOperations1764560000000,
   RpcUsageKind1764700000000,
   VerifiedContracts1764800000000,
 ];

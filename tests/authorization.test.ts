@@ -37,6 +37,9 @@ const OTHER: Record<string, { status: number; code: string }> = {
   'Query.webhooks': { status: 403, code: 'FORBIDDEN' },
   'Mutation.deleteWebhook': { status: 404, code: 'NOT_FOUND' },
   'Query.webhookDeliveries': { status: 404, code: 'NOT_FOUND' },
+  'Mutation.testWebhook': { status: 403, code: 'FORBIDDEN' },
+  'Mutation.redeliverWebhookDelivery': { status: 403, code: 'FORBIDDEN' },
+  'Mutation.rotateWebhookSecret': { status: 403, code: 'FORBIDDEN' },
 };
 
 const WEBHOOK_BODY = { url: 'http://127.0.0.1:9/hook', events: ['transaction.status'] };
@@ -101,6 +104,8 @@ function request(route: RestRoute): { url: string; body?: unknown } {
         : contract.id,
     keyId: ownerKey.id,
     webhookId: ownerWebhook,
+    // Any id: another developer is refused on the webhook before the delivery is looked at.
+    deliveryId: '00000000-0000-4000-8000-000000000000',
     address: contract.address,
     hash: `0x${'ab'.repeat(32)}`,
     method: route.field === 'Mutation.invokeContract' ? 'increment' : 'count',

@@ -168,6 +168,69 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
     }
   });
 
+  it('answers a GET as Apollo does: queries on the fast path, mutations, extensions and the rest left to Apollo', async () => {
+    // /graphql?... is the fast path's when it may take it; /graphql/?... always goes through express and Apollo.
+    const get = async (path: string, headers: Record<string, string>) => {
+      const res = await fetch(`${stack.url}${path}`, { headers: { 'x-request-id': 'same-get-id', ...headers } });
+      const kept = [...res.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive');
+      return { status: res.status, headers: kept, text: await res.text() };
+    };
+    const dev = await login(api, stack.ca);
+    const auth = { authorization: `Bearer ${dev.token}` };
+    const cases: Array<[string, Record<string, string>?]> = [
+      ['query={ me { id displayName } }', auth],
+      ['query={ me { id } }'],
+      ['query=query Mine { me { id } } query Other { __typename }&operationName=Mine', auth],
+      ['query=query Mine { me { id } }&operationName=Nope', auth],
+      ['query=query($n: Network!) { networkStatus(network: $n) { network } }&variables={"n":"testnet"}'],
+      ['query=query($n: Network!) { networkStatus(network: $n) { network } }&variables={"n":"moonnet"}'],
+      ['query={ networkStatus(network: foonet) { network } }'],
+      ['query=mutation { edsChallenge { nonce } }'],
+      ['query={ __typename }&variables=[1]'],
+      ['query={ __typename }&variables={'],
+      ['query={ __typename }&query={ __typename }'],
+      ['query={ __typename }&extensions={}'],
+      ['query={ __schema { queryType { name } } }'],
+      ['query={ __typename }', { 'content-type': 'text/plain' }],
+      ['query={ __typename }', { accept: 'application/graphql-response+json' }],
+      ['query={ readContract(id: "00000000-0000-4000-8000-000000000000", method: "x") { result } }'],
+    ];
+    for (const [search, headers = {}] of cases) {
+      const qs = search
+        .split('&')
+        .map((p) => `${p.slice(0, p.indexOf('='))}=${encodeURIComponent(p.slice(p.indexOf('=') + 1))}`)
+        .join('&');
+      const apollo = await get(`/graphql/?${qs}`, headers);
+      // The first time graphql-js runs it, from the second graphql-jit.
+      const first = await get(`/graphql?${qs}`, headers);
+      const fast = await get(`/graphql?${qs}`, headers);
+      expect({ search, ...first }).toEqual({ search, ...fast });
+      expect({ search, ...fast }).toEqual({ search, ...apollo });
+    }
+    const mutation = await get(`/graphql?query=${encodeURIComponent('mutation { edsChallenge { nonce } }')}`, {});
+    expect(mutation.status).toBe(405);
+    const data = await get(`/graphql?query=${encodeURIComponent('{ me { displayName } }')}`, auth);
+    expect(JSON.parse(data.text)).toEqual({ data: { me: { displayName: expect.any(String) } } });
+    // Apollo's refusals of a request it does not run name the request too.
+    const refusals: Array<[string, RequestInit, number]> = [
+      ['/graphql?query={__typename}', { headers: { 'content-type': 'text/plain' } }, 415],
+      ['/graphql', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' }, 405],
+    ];
+    for (const [path, init, status] of refusals) {
+      const res = await fetch(`${stack.url}${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), 'x-request-id': 'refused-id' },
+      });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status,
+        body: {
+          errors: [{ message: expect.any(String), extensions: { code: 'VALIDATION_FAILED', requestId: 'refused-id' } }],
+        },
+      });
+    }
+  });
+
   it('never turns a string literal into code: graphql-jit’s Date marker in an argument stays a string', async () => {
     // graphql-jit writes literal arguments into the code it generates and rewrites a string holding
     // its Date marker into `new Date(<the rest>)` (src/schema/compile.ts); sent twice, the document
@@ -240,14 +303,39 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
         }).then(async (r) => ({ status: r.status, text: await r.text() }));
       expect(await send('/graphql')).toEqual(await send('/graphql?'));
     }
-    for (const raw of ['{"query": ', '"just a string"']) {
-      const res = await fetch(`${stack.url}/graphql`, {
+  });
+
+  it('answers a request that is not GraphQL with GraphQL’s error body on both paths: malformed JSON, another media type, too large', async () => {
+    const send = async (path: string, body: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${stack.url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
+        headers: { 'content-type': 'application/json', 'x-request-id': 'not-graphql', ...headers },
+        body,
       });
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as any).error.code).toBe('VALIDATION_FAILED');
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const refused = (status: number, code: string, message: RegExp) => ({
+      status,
+      body: { errors: [{ message: expect.stringMatching(message), extensions: { code, requestId: 'not-graphql' } }] },
+    });
+    const tooLarge = JSON.stringify({ query: '{ __typename }', padding: 'x'.repeat(1024 * 1024) });
+    const cases: Array<[string, Record<string, string>, ReturnType<typeof refused>]> = [
+      ['{"query": ', {}, refused(400, 'VALIDATION_FAILED', /not valid JSON/)],
+      ['"just a string"', {}, refused(400, 'VALIDATION_FAILED', /not valid JSON/)],
+      [tooLarge, {}, refused(413, 'PAYLOAD_TOO_LARGE', /larger than 1mb/)],
+      ['{"query": "{ __typename }"}', { 'content-type': 'text/plain' }, refused(415, 'UNSUPPORTED_MEDIA_TYPE', /JSON/)],
+      [
+        'query=%7B__typename%7D',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        refused(415, 'UNSUPPORTED_MEDIA_TYPE', /JSON/),
+      ],
+    ];
+    // /graphql is the fast path's (when the body is plain JSON), /graphql? express's and Apollo's.
+    for (const path of ['/graphql', '/graphql?']) {
+      for (const [body, headers, expected] of cases) {
+        const sent = body.slice(0, 40);
+        expect({ path, sent, ...(await send(path, body, headers)) }).toEqual({ path, sent, ...expected });
+      }
     }
   });
 });

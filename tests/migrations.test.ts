@@ -124,12 +124,60 @@ describe('migrations', () => {
     const after = createDataSource(db.url);
     await after.initialize();
     try {
-      expect((await runMigrations(after))[0]).toBe('PackedGatewayCalls1764400000000');
+      // Later migrations may follow this one; all of them are undone below, down to and including it.
+      const applied = await runMigrations(after);
+      expect(applied[0]).toBe('PackedGatewayCalls1764400000000');
       // One stored row per group and minute: the two queries of 10:00 share one.
       expect(await after.query(`SELECT count(*)::int AS n FROM gateway_call_batches`)).toEqual([{ n: 3 }]);
       expect(await after.query(calls)).toEqual(old);
-      await after.undoLastMigration({ transaction: 'all' });
+      for (let i = 0; i < applied.length; i++) await after.undoLastMigration({ transaction: 'all' });
       expect(await after.query(calls)).toEqual(old);
+    } finally {
+      await after.destroy();
+      await db.drop();
+    }
+  });
+
+  it('gives existing webhooks an empty last state and no previous secret, and takes them away on revert', async () => {
+    const db = await createTestDatabase();
+    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'WebhookOperations1764560000000');
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
+    await before.initialize();
+    try {
+      await runMigrations(before);
+      const [dev] = (await before.query(
+        `INSERT INTO developers (identity_key, display_name, subject) VALUES ('sn:W', 'W', 'CN=W') RETURNING id`,
+      )) as Array<{ id: string }>;
+      await before.query(
+        `INSERT INTO webhooks (id, developer_id, url, events, status, secret_sealed)
+         VALUES ('00000000-0000-4000-8000-0000000000aa', $1, 'http://x.test/h', '{transaction.status}', 'active', '\\x01')`,
+        [dev!.id],
+      );
+    } finally {
+      await before.destroy();
+    }
+    const after = createDataSource(db.url);
+    await after.initialize();
+    try {
+      expect(await runMigrations(after)).toContain('WebhookOperations1764560000000');
+      const state = `SELECT url, last_attempt_at, last_response_status, last_error, previous_secret_sealed, previous_secret_until
+                       FROM webhooks`;
+      expect(await after.query(state)).toEqual([
+        {
+          url: 'http://x.test/h',
+          last_attempt_at: null,
+          last_response_status: null,
+          last_error: null,
+          previous_secret_sealed: null,
+          previous_secret_until: null,
+        },
+      ]);
+      while ((await after.query(`SELECT 1 FROM migrations WHERE name = 'WebhookOperations1764560000000'`)).length) {
+        await after.undoLastMigration({ transaction: 'all' });
+      }
+      expect(await after.query(`SELECT url FROM webhooks`)).toEqual([{ url: 'http://x.test/h' }]);
+      await expect(after.query(state)).rejects.toThrow(/last_attempt_at/);
     } finally {
       await after.destroy();
       await db.drop();

@@ -148,6 +148,16 @@ describe('OpenAPI documents describe what the service does', () => {
     );
     expect(op('devportal', 'post', '/api/devportal/auth/eds/login').responses['401']).toBeDefined();
     expect(op('explorer', 'get', '/api/explorer/network-status').responses['502']).toBeDefined();
+    for (const path of ['test', 'rotate-secret', 'deliveries/{deliveryId}/redeliver']) {
+      const webhookOp = op('devportal', 'post', `/api/devportal/webhooks/{webhookId}/${path}`);
+      expect([path, Object.keys(webhookOp.responses)]).toEqual([
+        path,
+        expect.arrayContaining(['201', '401', '403', '404', '409']),
+      ]);
+      expect(webhookOp.tags).toHaveLength(1);
+      expect(webhookOp.summary).toBeTruthy();
+      expect(webhookOp.description).toBeTruthy();
+    }
   });
 
   it('gives the gateway routes only ApiKeyAuth, and declares Idempotency-Key on invoke', () => {

@@ -150,6 +150,7 @@ describe('gateway read cache', () => {
     expect(Number(lag?.[1])).toBeLessThan(5);
     expect(metrics).toMatch(/^webhook_deliveries_pending 0$/m);
     expect(metrics).toMatch(/^webhook_oldest_pending_seconds 0$/m);
+    expect(metrics).toMatch(/^compile_queue_depth\{lane="anonymous"\} 0$/m);
     const exchanges = /^rpc_node_request_duration_seconds_count\{network="testnet",host="[^"]+"\} (\d+)$/m.exec(
       metrics,
     );

@@ -341,3 +341,107 @@ describe('bookkeeping', () => {
     expect(res.body.daily.at(-1).rpc).toBe(res.body.totals.rpc);
   });
 });
+
+describe('WebSocket', () => {
+  const wsUrl = (key: string, network = 'testnet') => `${stack.url.replace(/^http/, 'ws')}/rpc/${network}/${key}`;
+
+  it('an upgrade without a valid key is HTTP 401', async () => {
+    const WebSocket = (await import('ws')).default;
+    for (const url of [`${stack.url.replace(/^http/, 'ws')}/rpc/testnet`, wsUrl('svc_unknown')]) {
+      const status = await new Promise<number>((resolve) => {
+        const socket = new WebSocket(url);
+        socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        socket.once('open', () => resolve(101));
+        socket.once('error', () => undefined);
+      });
+      expect(status).toBe(401);
+    }
+  });
+
+  it('viem: calls, watchBlocks in order without a gap, and watchContractEvent', async () => {
+    const viem = viemLib.createPublicClient({
+      chain: testnetChain(),
+      transport: viemLib.webSocket(wsUrl(readKey), { retryCount: 0 }),
+    });
+    expect(await viem.getChainId()).toBe(17991);
+    const seen: bigint[] = [];
+    const events: unknown[] = [];
+    const blocks = new Promise<void>((resolve) => {
+      const stop = viem.watchBlockNumber({
+        onBlockNumber: (n) => {
+          seen.push(n);
+          if (seen.length === 4) {
+            stop();
+            resolve();
+          }
+        },
+      });
+    });
+    const abi = viemLib.parseAbi(['event Incremented(address indexed by, uint256 count)']);
+    const stopEvents = viem.watchContractEvent({
+      address: counter.address as `0x${string}`,
+      abi,
+      onLogs: (logs) => events.push(...logs.map((l) => l.args)),
+    });
+    const signer = new EthersWallet(ANVIL_KEYS[2]!, providerOf(stack, 'testnet'));
+    const c = new Contract(counter.address, ['function increment()'], signer);
+    await (await c.getFunction('increment')()).wait();
+    await blocks;
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1]! + 1n);
+    for (let i = 0; i < 50 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    stopEvents();
+    expect(events).toEqual([expect.objectContaining({ by: signer.address })]);
+    await viem.transport.getRpcClient?.().then((rpc: { close(): void }) => rpc.close());
+  }, 60_000);
+
+  it('ethers WebSocketProvider follows blocks over eth_subscribe', async () => {
+    const { WebSocketProvider } = await import('ethers');
+    const provider = new WebSocketProvider(wsUrl(readKey), 17991, { staticNetwork: true });
+    const seen: number[] = [];
+    await new Promise<void>((resolve) => {
+      void provider.on('block', (n: number) => {
+        seen.push(n);
+        if (seen.length === 3) resolve();
+      });
+    });
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1]! + 1);
+    await provider.destroy();
+  }, 60_000);
+
+  it('newHeads sends headers as the node does, and first replays from fromBlock', async () => {
+    const WebSocket = (await import('ws')).default;
+    const socket = new WebSocket(wsUrl(readKey));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const node = providerOf(stack, 'testnet');
+    const from = Math.max(0, (await node.getBlockNumber()) - 3);
+    const headers: any[] = [];
+    let subscription: string | undefined;
+    const done = new Promise<void>((resolve) => {
+      socket.on('message', (data: Buffer) => {
+        const msg = JSON.parse(data.toString());
+        if (msg.id === 7) subscription = msg.result;
+        if (msg.method === 'eth_subscription') {
+          expect(msg.params.subscription).toBe(subscription);
+          headers.push(msg.params.result);
+          if (headers.length === 6) resolve();
+        }
+      });
+    });
+    socket.send(JSON.stringify(call('eth_subscribe', ['newHeads', { fromBlock: `0x${from.toString(16)}` }], 7)));
+    await done;
+    expect(subscription).toMatch(/^0x[0-9a-f]{32}$/);
+    expect(headers.map((h) => Number(h.number))).toEqual([from, from + 1, from + 2, from + 3, from + 4, from + 5]);
+    const expected = await node.send('eth_getBlockByNumber', [headers[1].number, false]);
+    for (const field of ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdrawals']) delete expected[field];
+    expect(headers[1]).toEqual(expected);
+    const unsubscribed = new Promise((resolve) =>
+      socket.on('message', (data: Buffer) => {
+        const msg = JSON.parse(data.toString());
+        if (msg.id === 8) resolve(msg.result);
+      }),
+    );
+    socket.send(JSON.stringify(call('eth_unsubscribe', [subscription], 8)));
+    expect(await unsubscribed).toBe(true);
+    socket.close();
+  }, 60_000);
+});

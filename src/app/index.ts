@@ -27,6 +27,11 @@ import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
 import type { ContractEventsSubscription } from '../modules/events';
 import { webhookBacklog } from '../modules/webhooks';
+import { COMPILE_LANES, type CompileLane } from '../modules/contracts/compiler/compiler';
+import { AppError } from '../errors/app-error';
+import { INVALID_NETWORK_MESSAGE } from '../errors/error-map';
+
+const isNetwork = (value: string): value is Network => (NETWORKS as readonly string[]).includes(value);
 
 export interface App {
   url: string;
@@ -108,6 +113,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const trust = await loadTrust(config, logger);
     const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl });
     onClose('Solidity compiler', () => services.compiler.close());
+    onClose('contract documents worker', () => services.contracts.close());
     // Before the compiler and the database close: running verification jobs finish first.
     onClose('verification jobs', () => services.verification.drain());
     await services.revocations.start();
@@ -138,6 +144,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     onClose('server clock', async () => clearInterval(clock));
     const metrics = new Metrics();
     metrics.observeReadCache(() => services.gateway.readCacheStats());
+    metrics.observeCompileLanes(COMPILE_LANES, (lane) => services.compiler.loadOf(lane as CompileLane));
     chains.observeNodes((network, host, seconds, failed) => metrics.nodeExchange(network, host, seconds, failed));
     metrics.observeBackgroundWork({
       indexLag: async () => {
@@ -188,30 +195,38 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         services.auth.chargeableDeveloper(credentials, (creds) => services.keys.knownDeveloper(creds)),
       limits: services.limits,
       sessionFor: (credentials, clientIp) => new Session(credentials, clientIp, services.auth, services.keys),
+      liveCredentials: services.liveCredentials,
       logger,
       metrics,
       readiness,
-      rpc: async (network, body, parsed, ctx) => {
-        if (!(NETWORKS as readonly string[]).includes(network)) {
-          return {
-            status: 404,
-            body: {
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32602, message: 'network must be "testnet" or "mainnet"' },
-            },
-          };
-        }
-        return services.rpc.answer(network as Network, body, parsed, ctx.session);
+      rpc: {
+        answer: async (network, body, parsed, ctx) => {
+          if (!isNetwork(network)) {
+            return {
+              status: 404,
+              body: { jsonrpc: '2.0', id: null, error: { code: -32602, message: INVALID_NETWORK_MESSAGE } },
+            };
+          }
+          return services.rpc.answer(network, body, parsed, ctx.session);
+        },
+        open: async (network, session, peer) => {
+          if (!isNetwork(network)) throw new AppError('INVALID_NETWORK', INVALID_NETWORK_MESSAGE);
+          return services.rpc.openSocket(network, session, peer);
+        },
       },
-      etherscan: (network, params) => services.etherscan.answer(network, params),
+      etherscan: (network, params, ctx) => services.etherscan.answer(network, params, ctx.session.clientIp),
       servers: [config.publicBaseUrl, config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i),
+      documents: {
+        'Query.contractOpenApi': ({ id }) => services.contracts.openApiDocument(id ?? ''),
+        'Query.contractSwagger': ({ id }) => services.contracts.swaggerDocument(id ?? ''),
+      },
       edge: {
         trustProxy: config.trustProxy,
         corsOrigins: config.corsOrigins,
         wsConnectionsPerIp: config.limits.wsConnectionsPerIp,
         metricsToken: config.metrics.token,
         metricsPort: config.metrics.port,
+        metricsLoopbackOnly: config.env === 'production',
       },
     });
     onClose('HTTP server', () => http.close());

@@ -20,6 +20,9 @@ import { KnownHeads } from '../modules/gateway/known-heads';
 import { ReadCache } from '../modules/gateway/read-cache';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
+import { hashApiKey, REVOCATION_ACK_TIMEOUT_MS } from '../modules/keys/keys.service';
+import { apiKeyOf } from '../auth/credentials';
+import { LiveCredentials, logoutNotice, parseLogoutNotice } from '../auth/live-credentials';
 import { ProjectService } from '../modules/projects/projects.service';
 import { RpcDoorService, RpcSubscriptions } from '../modules/rpc';
 import { EtherscanApi, VerificationService } from '../modules/verification';
@@ -48,6 +51,8 @@ export interface Services {
   compiler: SolidityCompiler;
   contracts: ContractService;
   revocations: RevocationChannel;
+  /** The open subscriptions of each key and token (ended by revocations and logouts). */
+  liveCredentials: LiveCredentials;
   keys: ApiKeyService;
   usage: UsageRecorder;
   gateway: GatewayService;
@@ -89,7 +94,34 @@ export function createServices(deps: {
   const revocation = deps.config.edsCrlFile
     ? { crls: CrlStore.fromFile(deps.config.edsCrlFile), requireCrl: deps.config.edsRequireCrl }
     : undefined;
-  const accounts = new AccountService(deps.ds, tokens, deps.trust, wallets, projects, deps.logger, revocation);
+  // The open subscriptions of each key and token, ended when a revocation or logout is heard
+  // (docs/api.md, "Subscriptions and revocation").
+  const liveCredentials = new LiveCredentials((creds) => {
+    const key = apiKeyOf(creds);
+    if (key !== undefined) return { apiKeyHash: creds.apiKeyHash ?? hashApiKey(key) };
+    return creds.bearer !== undefined ? auth.tokenClaims(creds.bearer) : undefined;
+  });
+  const accounts = new AccountService(
+    deps.ds,
+    tokens,
+    deps.trust,
+    wallets,
+    projects,
+    deps.logger,
+    revocation,
+    async (developerId, generation) => {
+      // This instance at once, then every instance through the revocation channel, acknowledged.
+      liveCredentials.loggedOut(developerId, generation);
+      const { missing } = await revocations.announce(
+        deps.ds,
+        logoutNotice(developerId, generation),
+        REVOCATION_ACK_TIMEOUT_MS,
+      );
+      if (missing.length > 0) {
+        deps.logger.warn({ developerId, instances: missing }, 'Instances did not acknowledge a logout in time');
+      }
+    },
+  );
   const records = new TransactionRecords(deps.ds, deps.logger, deps.transactionSink);
   const sender = new TransactionSender(deps.ds, deps.chains, deps.logger, records);
   const transactions = new TransactionService(records);
@@ -118,8 +150,19 @@ export function createServices(deps: {
   const revocations: RevocationChannel = new RevocationChannel(
     deps.databaseUrl,
     deps.logger,
-    (hash) => keys.forget(hash),
-    () => keys.forgetAll(),
+    (payload) => {
+      const logout = parseLogoutNotice(payload);
+      if (logout) {
+        liveCredentials.loggedOut(logout.developerId, logout.generation);
+        return;
+      }
+      keys.forget(payload);
+      liveCredentials.keyRevoked(payload);
+    },
+    () => {
+      keys.forgetAll();
+      liveCredentials.revocationsMissed();
+    },
   );
   const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger);
   const usage = new UsageRecorder(deps.ds, deps.logger);
@@ -202,6 +245,7 @@ export function createServices(deps: {
     explorer,
     events,
     revocations,
+    liveCredentials,
     keys,
     usage,
     gateway,

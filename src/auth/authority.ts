@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../errors/app-error';
 import { apiKeyOf, type Credentials } from './credentials';
 import type { RequestLimit } from '../kernel/rate-limit';
-import type { AccessTokens } from './access-token';
+import type { AccessTokens, TokenClaims } from './access-token';
 import { DeveloperEntity } from '../modules/accounts/developer.entity';
 
 /** What an API key that verified may do (the key service finds it; this class decides with it). */
@@ -36,6 +36,18 @@ export class Authority {
   developerOfToken(token: string): string | undefined {
     try {
       return this.tokens.verify(token).developerId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The claims of `token` when it is a developer token this service signed and that has not
+   * expired (no database access: a token revoked by a logout is still described here).
+   */
+  tokenClaims(token: string): TokenClaims | undefined {
+    try {
+      return this.tokens.verify(token);
     } catch {
       return undefined;
     }
@@ -97,6 +109,13 @@ export class Authority {
       throw new AppError('FORBIDDEN', `Only administrators may ${action}`);
     }
     return caller;
+  }
+
+  /** Only the developer who created a webhook may act on it (test, redeliver, rotate its secret). */
+  requireWebhookOwner(caller: DeveloperEntity, webhook: { developerId: string }): void {
+    if (caller.id !== webhook.developerId) {
+      throw new AppError('FORBIDDEN', 'Only the developer who created the webhook may act on it');
+    }
   }
 
   /** Only the owner of a contract may read what belongs to it with a developer token. */

@@ -43,6 +43,13 @@ export class Session {
     return caller;
   }
 
+  /** The calling developer, who must have created `webhook` (403 otherwise). */
+  async webhookOwner(webhook: { developerId: string }): Promise<DeveloperEntity> {
+    const caller = await this.developer();
+    this.authority.requireWebhookOwner(caller, webhook);
+    return caller;
+  }
+
   /** The calling developer, who must be an administrator (403 naming `action` otherwise). */
   async admin(action: string): Promise<DeveloperEntity> {
     return this.authority.requireAdmin(await this.developer(), action);

@@ -1,13 +1,17 @@
 import {
   FetchRequest,
   JsonRpcProvider,
+  makeError,
+  type CallExceptionTransaction,
   Network as EthersNetwork,
+  type JsonRpcError,
   type JsonRpcPayload,
   type JsonRpcResult,
 } from 'ethers';
 import { CHAIN_IDS, NETWORKS, type Network } from '../config';
 import { AppError, isAppError } from '../errors/app-error';
 import type { Logger } from '../logger';
+import { checkDataSize, MAX_QUOTED_BYTES, quoted } from './abi/bounded-decoder';
 import { CallBatcher } from './call-batcher';
 import { FailoverTransport, WrongChainIdError } from './failover-transport';
 import type { JsonRpcAnswer } from './rpc-transport';
@@ -247,6 +251,37 @@ class ChainCheckedProvider extends JsonRpcProvider {
     } catch (err) {
       throw this.refuseIfAllWrong(err);
     }
+  }
+
+  /**
+   * The node's error as ethers' error, bounded first (docs/api.md "Hostile chain data"): revert data
+   * over 256 KiB is 422 RESULT_TOO_LARGE, and a revert of more than 4 KiB becomes CALL_EXCEPTION with
+   * its data here, undecoded: ethers would copy and decode the reason on the event loop (150 ms for
+   * 192 KiB, most of a second for 1 MB), the bounded decoder does it later. Messages are cut to 4 KiB.
+   */
+  override getRpcError(payload: JsonRpcPayload, answer: JsonRpcError): Error {
+    const error = answer.error as { message?: unknown; data?: unknown } | undefined;
+    const data = error?.data;
+    if (typeof data === 'string') checkDataSize(data);
+    if (
+      typeof data === 'string' &&
+      data.length > 2 + 2 * MAX_QUOTED_BYTES &&
+      (payload.method === 'eth_call' || payload.method === 'eth_estimateGas')
+    ) {
+      const params = payload.params as unknown[] | undefined;
+      return makeError('execution reverted', 'CALL_EXCEPTION', {
+        action: payload.method === 'eth_call' ? 'call' : 'estimateGas',
+        data,
+        reason: null,
+        transaction: (params?.[0] ?? {}) as CallExceptionTransaction,
+        invocation: null,
+        revert: null,
+      });
+    }
+    if (typeof error?.message === 'string' && error.message.length > 1024) {
+      return super.getRpcError(payload, { ...answer, error: { ...answer.error, message: quoted(error.message) } });
+    }
+    return super.getRpcError(payload, answer);
   }
 
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {

@@ -1,4 +1,12 @@
-import { AbiCoder, Interface, isCallException, isError, type ErrorDescription } from 'ethers';
+import { isCallException, isError, type ErrorFragment, type Interface } from 'ethers';
+import {
+  AbiDataError,
+  checkDataSize,
+  decodeParams,
+  decodeParamsAsync,
+  paramTypes,
+  quoted,
+} from './abi/bounded-decoder';
 
 /** Meaning of Solidity panic codes (https://docs.soliditylang.org/en/latest/control-structures.html#panic-via-assert-and-error-via-require). */
 const PANIC_REASONS: Record<number, string> = {
@@ -23,13 +31,6 @@ export interface DecodedRevert {
   data?: string;
 }
 
-/** JSON-friendly values for error arguments (bigints as decimal strings). */
-function jsonArg(v: unknown): unknown {
-  if (typeof v === 'bigint') return v.toString();
-  if (Array.isArray(v)) return v.map(jsonArg);
-  return v;
-}
-
 /** Revert data of an ethers error, wherever the node put it. */
 function revertData(e: unknown): string | undefined {
   if (!e || typeof e !== 'object') return undefined;
@@ -43,43 +44,59 @@ function revertData(e: unknown): string | undefined {
   return undefined;
 }
 
-/** Decodes revert data with the standard Error/Panic shapes and, if given, the contract's ABI. */
-export function decodeRevertData(data: string | undefined, iface?: Interface): DecodedRevert {
-  if (!data || data === '0x') return { reason: 'execution reverted without a reason' };
-  const selector = data.slice(0, 10);
-  if (selector === '0x08c379a0') {
-    const [message] = AbiCoder.defaultAbiCoder().decode(['string'], `0x${data.slice(10)}`);
-    return { reason: String(message), error: { name: 'Error', signature: 'Error(string)', args: [message] }, data };
-  }
-  if (selector === '0x4e487b71') {
-    const [code] = AbiCoder.defaultAbiCoder().decode(['uint256'], `0x${data.slice(10)}`);
-    const n = Number(code);
-    return {
-      reason: `panic 0x${n.toString(16)}: ${PANIC_REASONS[n] ?? 'unknown panic'}`,
-      error: { name: 'Panic', signature: 'Panic(uint256)', args: [String(code)] },
-      panicCode: n,
-      data,
-    };
-  }
-  let parsed: ErrorDescription | null = null;
+/** The custom error of `iface` a selector names, if any. */
+function errorOf(iface: Interface | undefined, selector: string): ErrorFragment | null {
   try {
-    parsed = iface?.parseError(data) ?? null;
+    return iface?.getError(selector) ?? null;
   } catch {
-    parsed = null;
+    return null;
   }
-  if (parsed) {
-    const args = parsed.args.toArray().map(jsonArg);
-    return {
-      reason: `${parsed.name}(${args.map((a) => JSON.stringify(a)).join(', ')})`,
-      error: { name: parsed.name, signature: parsed.signature, args },
-      data,
-    };
+}
+
+/**
+ * Decodes revert data with the standard Error/Panic shapes and, if given, the contract's ABI, with
+ * the bounded decoder: data over 256 KiB or a value over the element budget → 422
+ * RESULT_TOO_LARGE (thrown); the reason, and an Error(string) message, cut to 4 KiB (docs/api.md
+ * "Hostile chain data").
+ */
+export async function decodeRevertData(data: string | undefined, iface?: Interface): Promise<DecodedRevert> {
+  if (!data || data === '0x') return { reason: 'execution reverted without a reason' };
+  checkDataSize(data);
+  const selector = data.slice(0, 10);
+  const body = `0x${data.slice(10)}`;
+  try {
+    if (selector === '0x08c379a0') {
+      const message = quoted(String(decodeParams(paramTypes('string'), body)[0]));
+      return { reason: message, error: { name: 'Error', signature: 'Error(string)', args: [message] }, data };
+    }
+    if (selector === '0x4e487b71') {
+      const code = String(decodeParams(paramTypes('uint256'), body)[0]);
+      const n = Number(code);
+      return {
+        reason: `panic 0x${n.toString(16)}: ${PANIC_REASONS[n] ?? 'unknown panic'}`,
+        error: { name: 'Panic', signature: 'Panic(uint256)', args: [code] },
+        panicCode: n,
+        data,
+      };
+    }
+    const fragment = errorOf(iface, selector);
+    if (fragment) {
+      // Many addresses are checksummed between turns of the event loop.
+      const args = await decodeParamsAsync(fragment.inputs, body);
+      return {
+        reason: quoted(`${fragment.name}(${args.map((a) => JSON.stringify(a)).join(', ')})`),
+        error: { name: fragment.name, signature: fragment.format('sighash'), args },
+        data,
+      };
+    }
+  } catch (e) {
+    if (!(e instanceof AbiDataError)) throw e;
   }
   return { reason: `execution reverted with unknown error ${selector}`, data };
 }
 
 /** The revert inside an ethers error, or undefined when the error is not a revert. */
-export function decodeRevert(e: unknown, iface?: Interface): DecodedRevert | undefined {
+export async function decodeRevert(e: unknown, iface?: Interface): Promise<DecodedRevert | undefined> {
   const data = revertData(e);
   if (isCallException(e) || data !== undefined) return decodeRevertData(data, iface);
   const message = e instanceof Error ? e.message : '';

@@ -45,6 +45,15 @@ export class RequestLimit {
     return this.limiter !== undefined;
   }
 
+  /**
+   * Adds `points` to what `key` has spent in the current window, never refusing: a cost learnt after
+   * the request was admitted (the size of its answer) makes the next requests wait sooner.
+   */
+  async charge(key: string, points: number): Promise<void> {
+    if (!this.limiter || points <= 0) return;
+    await this.limiter.penalty(key, points);
+  }
+
   /** Counts one request of `key`; throws RATE_LIMITED when its budget is spent. */
   async consume(key: string): Promise<void> {
     if (!this.limiter) return;

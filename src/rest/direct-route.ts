@@ -216,17 +216,19 @@ function reply(res: http.ServerResponse, r: DirectReply): void {
 
 /**
  * Reads a request's uncompressed body of at most `maxBody` bytes and hands it to `then`; a larger
- * one (declared or sent) is answered with `tooLarge` and the rest of it is discarded.
+ * one (declared or sent) is answered with `tooLarge` (by `send`, the REST error body unless given)
+ * and the rest of it is discarded.
  */
 export function readPlainBody(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  limit: { maxBody: number; tooLarge: PublicError },
+  limit: { maxBody: number; tooLarge: PublicError; send?: (res: http.ServerResponse, e: PublicError) => void },
   then: (body: Buffer | undefined) => void,
 ): void {
+  const send = limit.send ?? sendErrorResponse;
   const declared = Number(req.headers['content-length']);
   if (declared > limit.maxBody) {
-    sendErrorResponse(res, limit.tooLarge);
+    send(res, limit.tooLarge);
     req.resume();
     return;
   }
@@ -238,7 +240,7 @@ export function readPlainBody(
     size += chunk.length;
     if (size > limit.maxBody) {
       refused = true;
-      sendErrorResponse(res, limit.tooLarge);
+      send(res, limit.tooLarge);
       return;
     }
     chunks.push(chunk);

@@ -187,8 +187,8 @@ const EXTRA_STATUSES: Record<string, number[]> = {
   compileContract: [422],
   deployContract: [409, 422, 502],
   registerContractMiddleware: [409],
-  contractSwagger: [409],
-  contractOpenApi: [409],
+  contractSwagger: [409, 422],
+  contractOpenApi: [409, 422],
   approveContract: [409, 422, 502],
   rejectContract: [409],
   createApiKey: [409],
@@ -196,6 +196,10 @@ const EXTRA_STATUSES: Record<string, number[]> = {
   queryContract: [409, 422, 429, 502],
   invokeContract: [409, 422, 429, 502],
   contractEvents: [409],
+  // A deleted webhook (docs/api.md, Webhooks).
+  testWebhook: [409],
+  redeliverWebhookDelivery: [409],
+  rotateWebhookSecret: [409],
 };
 
 /** Error statuses a route can answer, for its documented responses. */

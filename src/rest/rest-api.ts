@@ -6,13 +6,13 @@ import {
   execute,
   getNamedType,
   GraphQLError,
+  GraphQLSchema,
   isEnumType,
   isInputObjectType,
   isObjectType,
   Kind,
   type ExecutionArgs,
   type ExecutionResult,
-  type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import { useSofa } from 'sofa-api';
@@ -25,7 +25,7 @@ import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { omitNulls } from './omit-nulls';
 import { assertStrictBodyTypes, sendErrorResponse, toRestError } from './rest-errors';
-import { AREA_BASE, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
+import { AREA_BASE, GRAPHQL_ONLY_FIELDS, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
 
 /** What the REST layer hands SOFA for each request: the app context and the parsed body. */
 interface RestServerContext {
@@ -40,7 +40,17 @@ export interface RestApiOptions {
   servers: string[];
   /** Counts and logs an error answered as 500 INTERNAL, with the request id when known. */
   onUnexpected: (err: unknown, requestId: string | undefined) => void;
+  /** Sources of the `servedDocument` routes, by field: the document for the path parameters. */
+  documents?: ServedDocuments;
 }
+
+/** A document kept built by the service: the bytes answered and their strong validator. */
+export interface ServedDocument {
+  body: Buffer;
+  etag: string;
+}
+
+export type ServedDocuments = Record<string, (params: Record<string, string>) => Promise<ServedDocument>>;
 
 export interface RestApi {
   router: express.Router;
@@ -56,12 +66,25 @@ const DEPTH_LIMIT = 3;
 export const MAX_BODY = '1mb';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The schema SOFA sees for one area: only the root fields that have a route there. */
+/**
+ * The schema SOFA sees for one area: only the root fields that have a route there, its types in
+ * the order the schema without its GraphQL-only fields reaches them from its roots (the order of
+ * the OpenAPI document's components): a GraphQL-only twin of a route (readContract, reaching
+ * GatewayQueryResult from Query before queryContract does from Mutation) leaves the documents as
+ * they were.
+ */
 function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
+  const graphqlOnly = new Set(GRAPHQL_ONLY_FIELDS);
+  const withoutGraphQLOnly = filterSchema({
+    schema,
+    rootFieldFilter: (operation, name) => !graphqlOnly.has(`${operation}.${name}`),
+  });
+  // Without `types`, GraphQLSchema orders its types as its roots reach them.
+  const ordered = new GraphQLSchema({ ...withoutGraphQLOnly.toConfig(), types: undefined });
   const fields = new Set(REST_ROUTES.filter((r) => r.area === area).map((r) => r.field));
   return pruneSchema(
     filterSchema({
-      schema,
+      schema: ordered,
       rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
     }),
   );
@@ -98,6 +121,20 @@ function parseBody(raw: unknown): Record<string, unknown> {
     throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object');
   }
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * Whether an `If-None-Match` header names `etag` (RFC 9110 §13.1.2): `*`, or a comma-separated list
+ * of entity tags compared weakly (`W/"x"` matches `"x"`). Unlike express's `req.fresh`, a request's
+ * `Cache-Control: no-cache` does not turn it off: that speaks to caches, and fetch() adds it to every
+ * conditional request.
+ */
+export function noneMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+  const wanted = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag.trim()) === wanted);
 }
 
 /** The REST API of one area (devportal or explorer): SOFA over the area's part of the schema. */
@@ -254,6 +291,27 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
   router.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  // Documents the service keeps built: their bytes as they are, `ETag`, and 304 on a matching
+  // `If-None-Match` (docs/api.md, "Contracts").
+  for (const route of routes.filter((r) => r.servedDocument && r.method === 'GET')) {
+    const source = opts.documents?.[route.field];
+    if (!source) continue;
+    router.get(toRouterPath(route.path), (req, res, next) => {
+      source(req.params as Record<string, string>)
+        .then((doc) => {
+          res.status(200);
+          res.setHeader('etag', doc.etag);
+          if (noneMatchHolds(req.headers['if-none-match'], doc.etag)) {
+            res.status(304).end();
+            return;
+          }
+          res.setHeader('content-type', 'application/json; charset=utf-8');
+          res.setHeader('content-length', doc.body.length);
+          res.end(req.method === 'HEAD' ? undefined : doc.body);
+        })
+        .catch(next);
+    });
+  }
   const direct: DirectEndpoint[] = [];
   for (const route of routes.filter((r) => r.direct)) {
     const run = directOperation({

@@ -27,6 +27,12 @@ export interface RestRoute {
   omitWhenNull?: string[];
   /** Response fields sent as headers instead of in the body (by field name); direct routes only. */
   asHeaders?: Record<string, ResponseHeader>;
+  /**
+   * A document the service keeps built (RestApiOptions.documents): answered with its bytes and its
+   * `ETag`, 304 when `If-None-Match` names it. SOFA still documents the route and serves it when no
+   * source is given.
+   */
+  servedDocument?: true;
 }
 
 /** A response header carrying a field of the operation's result (absent when the field is null). */
@@ -39,6 +45,13 @@ export const AREA_BASE: Record<RestArea, string> = {
   devportal: '/api/devportal',
   explorer: '/api/explorer',
 };
+
+/**
+ * Root fields left without a REST route on purpose, each the GraphQL twin of a route:
+ * `readContract` is `queryContract` as a query, for GraphQL clients' GET and caches (REST's read
+ * is the query route). They do not shape the REST documents either (rest-api.ts `areaSchema`).
+ */
+export const GRAPHQL_ONLY_FIELDS: readonly string[] = ['Query.readContract'];
 
 /**
  * Every REST route of the service. SOFA gets exactly these (its schema is filtered to these
@@ -168,6 +181,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractSwagger',
     auth: 'public',
     summary: 'Swagger 2.0 description of a registered contract',
+    servedDocument: true,
   },
   {
     area: 'devportal',
@@ -176,6 +190,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractOpenApi',
     auth: 'public',
     summary: 'OpenAPI 3.0.3 description of a contract’s gateway',
+    servedDocument: true,
   },
   // Mainnet approval
   {
@@ -234,6 +249,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     path: '/developers/{id}/webhooks',
     field: 'Mutation.createWebhook',
     auth: 'dev-jwt',
+    // docs/api.md, Webhooks: the last attempt's state is left out until there is one.
+    omitWhenNull: ['lastAttemptAt', 'lastResponseStatus', 'lastError'],
     summary: 'Create a webhook (its signing secret is shown once)',
   },
   {
@@ -242,6 +259,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     path: '/developers/{id}/webhooks',
     field: 'Query.webhooks',
     auth: 'dev-jwt',
+    omitWhenNull: ['items[].lastAttemptAt', 'items[].lastResponseStatus', 'items[].lastError'],
     summary: 'The caller’s active webhooks, without secrets',
   },
   {
@@ -250,6 +268,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     path: '/webhooks/{webhookId}',
     field: 'Mutation.deleteWebhook',
     auth: 'dev-jwt',
+    omitWhenNull: ['lastAttemptAt', 'lastResponseStatus', 'lastError'],
     summary: 'Delete a webhook; its pending deliveries stop',
   },
   {
@@ -258,7 +277,34 @@ export const REST_ROUTES: readonly RestRoute[] = [
     path: '/webhooks/{webhookId}/deliveries',
     field: 'Query.webhookDeliveries',
     auth: 'dev-jwt',
+    omitWhenNull: ['items[].lastError'],
     summary: 'Recent deliveries of a webhook, newest first',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/webhooks/{webhookId}/test',
+    field: 'Mutation.testWebhook',
+    auth: 'dev-jwt',
+    omitWhenNull: ['lastError'],
+    summary: 'Send a webhook.test message to a webhook (queued, signed and retried like any other)',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+    field: 'Mutation.redeliverWebhookDelivery',
+    auth: 'dev-jwt',
+    omitWhenNull: ['lastError'],
+    summary: 'Send a delivery again (a settled one is queued anew; a pending one is due at once)',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/webhooks/{webhookId}/rotate-secret',
+    field: 'Mutation.rotateWebhookSecret',
+    auth: 'dev-jwt',
+    summary: 'Give a webhook a new signing secret (shown once); the replaced one still signs for 24 h',
   },
   // Gateway
   {
@@ -297,6 +343,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.contractEvents',
     auth: 'dev-jwt-or-api-key',
     summary: 'Decoded events of a contract, oldest first (owner’s token, or an API key with scope read)',
+    // docs/api.md "Hostile chain data": decoded and data only on an event over the decoding bounds.
+    omitWhenNull: ['items[].decoded', 'items[].data'],
   },
   // Transactions
   {

@@ -1,6 +1,7 @@
 import { validateOrReject, type ValidatorOptions } from 'class-validator';
 import type { GraphQLSchema } from 'graphql';
-import { ArgumentValidationError, buildSchema, type ContainerType, type PubSub } from 'type-graphql';
+import { ArgumentValidationError, buildSchema, type ContainerType, type PubSub, type ResolverData } from 'type-graphql';
+import { refuseControlCharacters } from '../kernel/text-input';
 import { RESOLVERS } from '../resolvers';
 
 /** type-graphql's defaults for class-validator, with unknown values allowed. */
@@ -13,12 +14,20 @@ const hasRules = (value: unknown): value is object =>
   !Array.isArray(value) &&
   Object.getPrototypeOf(value) !== Object.prototype;
 
+/** The argument sets already checked for control characters (type-graphql validates one argument at a time). */
+const checkedArguments = new WeakSet<object>();
+
 /**
- * Checks an argument with its class-validator rules before the resolver runs, as type-graphql's own
+ * Checks an argument for control characters, then with its class-validator rules before the resolver runs, as type-graphql's own
  * `validate` setting does, but with class-validator loaded once: type-graphql's default loads it
  * anew for every object-valued argument of every call, JSON values (a gateway call's `args`) included.
  */
-async function validateArgument(value: unknown): Promise<void> {
+async function validateArgument(value: unknown, _type: unknown, data: ResolverData): Promise<void> {
+  // No text argument holds a control character, on any face (docs/api.md, "Conventions").
+  if (!checkedArguments.has(data.args)) {
+    checkedArguments.add(data.args);
+    refuseControlCharacters(data.args);
+  }
   const targets = Array.isArray(value) ? value.filter(hasRules) : hasRules(value) ? [value] : [];
   if (targets.length === 0) return;
   try {

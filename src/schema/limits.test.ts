@@ -5,7 +5,8 @@ import { admitDocument, assertCost, createGraphQLPipeline, MAX_ADMITTED_DOCUMENT
 const schema = buildSchema(`
   type Node { id: ID! parent: Node children: [Node!]! }
   type Lookup { balance: String }
-  type Query { node(id: ID!): Node address(address: String!, scan: Int): Lookup }
+  enum Network { testnet mainnet }
+  type Query { node(id: ID!): Node address(address: String!, scan: Int): Lookup status(network: Network!): ID }
 `);
 
 const nested = (depth: number) => `{ node(id: "1") ${'{ parent '.repeat(depth - 1)}{ id }${' }'.repeat(depth - 1)} }`;
@@ -57,6 +58,16 @@ describe('GraphQL pipeline', () => {
     expect(messages(source)[0]).toMatch(/cannot be measured/);
     const document = parse(source);
     expect(() => assertCost(schema, document, {})).toThrow(/cannot be measured/);
+  });
+
+  it('answers an argument written inline with a value its type refuses with graphql-js’s words, not "cannot be measured"', () => {
+    // The estimator reads arguments and stops at these; validation names the enum (the error map's INVALID_NETWORK).
+    expect(messages('{ status(network: foonet) }')).toEqual(['Value "foonet" does not exist in "Network" enum.']);
+    expect(messages('{ status(network: "testnet") }')).toEqual([
+      'Enum "Network" cannot represent non-enum value: "testnet". Did you mean the enum value "testnet"?',
+    ]);
+    expect(messages('{ node(id: 5.5) { id } }')[0]).toMatch(/^ID cannot represent a non-string/);
+    expect(messages('{ status(network: testnet) }')).toEqual([]);
   });
 
   it('charges chain-reading fields by the blocks they read: a 5000-block scan fits, two do not', () => {

@@ -94,6 +94,9 @@ const chainReadsEstimator: ComplexityEstimator = ({ type, field, args, childComp
 /** A refusal of the pipeline: the caller's document, answered with VALIDATION_FAILED. */
 const refusal = (message: string) => new GraphQLError(message);
 
+/** The estimator's refusal of a document it could not measure (see admitDocument for what follows). */
+class UnmeasurableError extends GraphQLError {}
+
 /**
  * Parses with the token limit: a flood of tokens stops the parser, not the service. graphql-js's
  * own `maxTokens` (made for this attack; graphql-armor's max-tokens counts the same tokens through
@@ -135,7 +138,7 @@ export function assertCost(
     } catch (error) {
       // Invalid variables are reported by graphql-js's own words; anything else cannot be measured.
       if (error instanceof GraphQLError && error.message.startsWith('Variable "$')) throw error;
-      throw refusal(
+      throw new UnmeasurableError(
         `The operation's cost cannot be measured (${error instanceof Error ? error.message : 'unknown reason'}), so it is refused`,
       );
     }
@@ -179,6 +182,14 @@ export function admitDocument(
     if (staticErrors.length > 0) return { errors: [...staticErrors] };
     assertCost(schema, document, variables, operationName);
   } catch (error) {
+    // An argument written inline with a value its type refuses (`network: foonet`) stops the
+    // estimator, which reads arguments as graphql-js would: graphql-js's validation says what is
+    // wrong, in the words the error map knows (INVALID_NETWORK for a Network). It is linear in a
+    // document the token limit has bounded; a valid document it cannot measure is still refused.
+    if (error instanceof UnmeasurableError) {
+      const invalid = validate(schema, document, LINEAR_RULES);
+      if (invalid.length > 0) return { errors: [...invalid] };
+    }
     if (error instanceof GraphQLError) return { errors: [error] };
     throw error;
   }

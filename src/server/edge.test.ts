@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clientAddressOf, hasMetricsToken } from './edge';
+import { clientAddressOf, hasMetricsToken, isLoopbackClientOf } from './edge';
 import { withHygieneHeaders } from './with-hygiene-headers';
 
 const request = (remoteAddress: string, forwarded?: string) =>
@@ -19,6 +19,31 @@ describe('client address', () => {
     expect(clientAddressOf('10.0.0.0/8')(request('10.0.0.2', '9.9.9.9, 1.2.3.4'))).toBe('1.2.3.4');
     // A peer that is not a trusted proxy cannot choose its address.
     expect(clientAddressOf('10.0.0.0/8')(request('8.8.8.8', '1.2.3.4'))).toBe('8.8.8.8');
+  });
+});
+
+describe('loopback clients (/metrics in production without token or port)', () => {
+  it('are the ones whose client address is loopback, IPv4-mapped included', () => {
+    const loopback = isLoopbackClientOf(undefined, clientAddressOf(undefined));
+    expect(loopback(request('127.0.0.1'))).toBe(true);
+    expect(loopback(request('127.8.9.10'))).toBe(true);
+    expect(loopback(request('::1'))).toBe(true);
+    expect(loopback(request('::ffff:127.0.0.1'))).toBe(true);
+    expect(loopback(request('10.0.0.2'))).toBe(false);
+    expect(loopback(request('::ffff:10.0.0.2'))).toBe(false);
+    expect(loopback(request('2001:db8::1'))).toBe(false);
+  });
+
+  it('exclude a request relayed by a local proxy, unless TRUST_PROXY names its client', () => {
+    const untrusting = isLoopbackClientOf(undefined, clientAddressOf(undefined));
+    expect(untrusting(request('127.0.0.1', '203.0.113.5'))).toBe(false);
+    expect(untrusting(request('127.0.0.1', '127.0.0.1'))).toBe(false);
+    const trusting = isLoopbackClientOf('1', clientAddressOf('1'));
+    expect(trusting(request('127.0.0.1', '203.0.113.5'))).toBe(false);
+    expect(trusting(request('127.0.0.1', '127.0.0.1'))).toBe(true);
+    // A client that calls itself loopback through a proxy elsewhere is not on this machine.
+    expect(trusting(request('10.0.0.2', '127.0.0.1'))).toBe(false);
+    expect(isLoopbackClientOf('true', clientAddressOf('true'))(request('10.0.0.2', '127.0.0.1'))).toBe(false);
   });
 });
 

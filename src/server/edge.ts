@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
 
 /**
@@ -31,4 +32,25 @@ export function hasMetricsToken(req: http.IncomingMessage, token: string): boole
   if (!presented) return false;
   const digest = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(digest(presented), digest(token));
+}
+
+const isLoopback = (address: string | undefined): boolean =>
+  address !== undefined && ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
+
+/**
+ * Whether a request comes from this machine: its socket's peer is a loopback address
+ * (IPv4-mapped included), and so is the client it was relayed for, if it names one
+ * (X-Forwarded-For, Forwarded): without TRUST_PROXY such a request is not a loopback client at
+ * all, since a proxy on this machine relays strangers' requests.
+ */
+export function isLoopbackClientOf(
+  trustProxy: string | undefined,
+  clientAddress: (req: http.IncomingMessage) => string,
+): (req: http.IncomingMessage) => boolean {
+  const trusting = trustProxy !== undefined && trustProxy !== 'false';
+  return (req) => {
+    if (!isLoopback(req.socket.remoteAddress)) return false;
+    if (req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined) return true;
+    return trusting && isLoopback(clientAddress(req));
+  };
 }

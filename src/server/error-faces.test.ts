@@ -66,6 +66,7 @@ describe('error faces', () => {
         'r',
       );
       if (req.url === '/graphql') errors.sendGraphQL(res, [errors.graphqlOf(e, 'r')], e.headers);
+      else if (req.url === '/graphql-refused') errors.sendGraphQLRefusal(res, e, 'r');
       else errors.http(res, e);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -81,6 +82,16 @@ describe('error faces', () => {
       const graphql = await fetch(`${url}/graphql`);
       expect([graphql.status, graphql.headers.get('retry-after')]).toEqual([200, '3']);
       expect(await graphql.json()).toEqual({
+        errors: [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED', requestId: 'r' } }],
+      });
+      // A request refused before it is read as GraphQL: the error's own status, GraphQL's body.
+      const refused = await fetch(`${url}/graphql-refused`);
+      expect([refused.status, refused.headers.get('retry-after'), refused.headers.get('content-type')]).toEqual([
+        429,
+        '3',
+        'application/json; charset=utf-8',
+      ]);
+      expect(await refused.json()).toEqual({
         errors: [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED', requestId: 'r' } }],
       });
     } finally {

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { AppError } from '../errors/app-error';
 import { toPublicError, type PublicError } from '../errors/error-map';
 import type { Logger } from '../logger';
 import type { RequestContext } from '../auth/request-context';
@@ -33,6 +34,12 @@ export interface ErrorFaces {
   graphqlOf(e: PublicError, requestId: string): GraphQLFormattedError;
   /** GraphQL over HTTP, before Apollo: 200 with `errors[]` (API.md §1) and the error's headers. */
   sendGraphQL(res: http.ServerResponse, errors: GraphQLFormattedError[], headers?: Record<string, string>): void;
+  /**
+   * GraphQL over HTTP, a request refused before it is read as GraphQL (a body that is not JSON, too
+   * large, of another media type): the error's status and headers, and the body is `errors[]`, as
+   * GraphQL clients read it, never the REST body.
+   */
+  sendGraphQLRefusal(res: http.ServerResponse, e: PublicError, requestId: string): void;
   /** GraphQL over HTTP, through Apollo: its formatError and the plugin adding request ids. */
   apollo: {
     formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -40,7 +47,15 @@ export interface ErrorFaces {
   };
   /** GraphQL over WebSocket. */
   ws(error: unknown, requestId: string): GraphQLError;
+  /** The response headers a resolver's error asks for (Retry-After of a 429), GraphQL's wrapping undone. */
+  headersOf(error: unknown): Record<string, string> | undefined;
 }
+
+const headersOf = (error: unknown): Record<string, string> | undefined => {
+  let original = error;
+  while (original instanceof GraphQLError && original.originalError) original = original.originalError;
+  return original instanceof AppError ? original.headers : undefined;
+};
 
 /** A public error as an entry of GraphQL's `errors[]`: the API.md code in extensions.code. */
 const asGraphQL = (e: PublicError, formatted: GraphQLFormattedError): GraphQLFormattedError => ({
@@ -59,6 +74,22 @@ const withRequestId = (e: GraphQLFormattedError, requestId: string): GraphQLForm
 const formattedOf = (error: unknown): GraphQLFormattedError =>
   error instanceof GraphQLError ? error.toJSON() : { message: '' };
 
+/** GraphQL's error body (`{errors}`) with a status and the error's headers. */
+function writeGraphQL(
+  res: http.ServerResponse,
+  status: number,
+  errors: GraphQLFormattedError[],
+  headers?: Record<string, string>,
+): void {
+  const text = JSON.stringify({ errors });
+  if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
 export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
   const reportUnexpected = (err: unknown, requestId: string | undefined): void => {
     metrics.unexpectedErrors.inc();
@@ -74,8 +105,11 @@ export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
   const plugin: ApolloServerPlugin<RequestContext> = {
     async requestDidStart() {
       return {
-        async didEncounterErrors({ errors, contextValue }) {
-          for (const error of errors) requestOfError.set(error, contextValue.requestId);
+        async didEncounterErrors({ errors, contextValue, response }) {
+          for (const error of errors) {
+            requestOfError.set(error, contextValue.requestId);
+            for (const [k, v] of Object.entries(headersOf(error) ?? {})) response.http.headers.set(k, v);
+          }
         },
         async willSendResponse({ response, contextValue }) {
           if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
@@ -94,13 +128,15 @@ export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
     graphql,
     graphqlOf: (e, requestId) => withRequestId(asGraphQL(e, { message: '' }), requestId),
     sendGraphQL(res, errors, headers) {
-      const text = JSON.stringify({ errors });
-      if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-      res.writeHead(200, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(text),
-      });
-      res.end(text);
+      writeGraphQL(res, 200, errors, headers);
+    },
+    sendGraphQLRefusal(res, e, requestId) {
+      // A refusal that comes once the answer has begun (a body found too large while streaming) cannot be written.
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      writeGraphQL(res, e.status, [withRequestId(asGraphQL(e, { message: '' }), requestId)], e.headers);
     },
     apollo: {
       formatError: (formatted, error) => {
@@ -109,6 +145,7 @@ export function errorFaces(metrics: Metrics, logger: Logger): ErrorFaces {
       },
       plugin,
     },
+    headersOf,
     ws(error, requestId) {
       const f = graphql(error, requestId);
       return new GraphQLError(f.message, { extensions: f.extensions });

@@ -11,6 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { RequestContext } from '../auth/request-context';
+import type { PublicError } from '../errors/error-map';
 import { readPlainBody } from '../rest/direct-route';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
@@ -18,7 +19,7 @@ import { compileDocument } from '../schema/compile';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
-import { BODY_TOO_LARGE, NOT_JSON } from './with-body-limit';
+import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 
 export interface GraphQLHttpOptions {
@@ -30,12 +31,17 @@ export interface GraphQLHttpOptions {
   drain: () => Promise<void>;
 }
 
-/** GraphQL over HTTP answers 200 with errors in the body (API.md §1), as GraphQL clients expect. */
+/**
+ * GraphQL over HTTP answers 200 with errors in the body (docs/api.md, "Conventions"), as GraphQL
+ * clients expect; but a mutation sent over GET keeps Apollo's 405 with `Allow: POST`, as the
+ * GraphQL-over-HTTP specification requires (docs/api.md, "Three faces of one schema").
+ */
 const graphqlStatus200: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async willSendResponse({ response }) {
-        if (response.http.status && response.http.status >= 400 && response.http.status < 500) {
+        const status = response.http.status;
+        if (status && status >= 400 && status < 500 && status !== 405) {
           response.http.status = 200;
         }
       },
@@ -62,6 +68,71 @@ function plainAccept(accept: string | undefined): boolean {
   }
   return json;
 }
+/**
+ * What GraphQL over HTTP reads from a POST: a JSON body, a media type a cross-site form cannot send
+ * without a preflight (docs/api.md, "Three faces of one schema"; SECURITY.md).
+ */
+const POST_MEDIA_TYPE: PublicError = {
+  status: 415,
+  code: 'UNSUPPORTED_MEDIA_TYPE',
+  message: 'GraphQL over HTTP POST takes a JSON body: send Content-Type: application/json',
+};
+
+/**
+ * The GraphQL request of a GET the fast path takes, read as Apollo reads its search parameters: to
+ * exactly /graphql, without a content-type, asking for JSON (not the GraphiQL page), with `query`
+ * and at most `operationName` and a JSON object of `variables` (each once), no `extensions`.
+ * Undefined for any other GET: Apollo answers it, in its own words where it refuses it.
+ */
+function plainGet(req: http.IncomingMessage): Record<string, unknown> | undefined {
+  const url = req.url ?? '';
+  if (!url.startsWith('/graphql?') || req.headers['content-type'] !== undefined) return undefined;
+  if (!plainAccept(req.headers.accept)) return undefined;
+  const params = new URLSearchParams(url.slice('/graphql?'.length));
+  if (params.has('extensions')) return undefined;
+  const once = (name: string): string | undefined | false => {
+    const values = params.getAll(name);
+    return values.length > 1 ? false : values[0];
+  };
+  const query = once('query');
+  const operationName = once('operationName');
+  const variablesText = once('variables');
+  if (typeof query !== 'string' || operationName === false || variablesText === false) return undefined;
+  let variables: unknown;
+  if (variablesText !== undefined) {
+    try {
+      variables = JSON.parse(variablesText);
+    } catch {
+      return undefined;
+    }
+    if (variables === null || typeof variables !== 'object' || Array.isArray(variables)) return undefined;
+  }
+  return { query, operationName, variables };
+}
+
+/**
+ * Apollo's refusals of a request it never ran (a method or content-type it does not take) skip
+ * the plugins that name the request in each error: named here, as every GraphQL error is
+ * (docs/api.md, "GraphQL specifics"). Apollo's own JSON, so parsed back only for such an answer.
+ */
+function withRequestIds(text: string, requestId: string): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const errors = (body as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return text;
+  let named = false;
+  for (const e of errors as Array<{ extensions?: Record<string, unknown> }>) {
+    if (e === null || typeof e !== 'object' || e.extensions?.requestId !== undefined) continue;
+    e.extensions = { ...e.extensions, requestId };
+    named = true;
+  }
+  return named ? `${JSON.stringify(body)}\n` : text;
+}
+
 /** Introspection's root fields (not `__typename`): Apollo answers those. */
 const INTROSPECTION = /\b__(schema|type)\b/;
 /**
@@ -86,10 +157,13 @@ type Runner = (
 ) => ExecutionResult | Promise<ExecutionResult>;
 
 export interface GraphQLHttp {
-  /** Express's handlers for /graphql, after its JSON body is read: every request the fast path leaves. */
-  handlers: express.RequestHandler[];
   /**
-   * The fast path, before express: a plain JSON POST to exactly /graphql. Returns false for
+   * Express's handlers for /graphql (its JSON body, the admission pipeline, Apollo, and GraphQL's
+   * error body for whatever they refuse): every request the fast path leaves.
+   */
+  handlers: Array<express.RequestHandler | express.ErrorRequestHandler>;
+  /**
+   * The fast path, before express: a plain JSON POST, or a plain GET of a query, to exactly /graphql. Returns false for
    * anything else, which then goes through express to the handlers above.
    */
   direct(req: http.IncomingMessage, res: http.ServerResponse): boolean;
@@ -105,7 +179,7 @@ export interface GraphQLHttp {
  * negotiation, plugin hooks) and express's cost about as much as the gateway read they carry
  * (BENCHMARKS.md, "GraphQL reads"). It takes only what it answers exactly as Apollo does: a plain
  * JSON POST to /graphql, with no `extensions`, asking for `application/json`, whose operation is
- * a query or mutation without introspection. Same pipeline (admission, context, error faces, the
+ * a query or mutation without introspection, and the same for a GET of a query (`plainGet`). Same pipeline (admission, context, error faces, the
  * one schema); anything else, a document graphql-jit cannot compile, and variables it refuses
  * (nothing has run then) are handed to Apollo with the body already read.
  */
@@ -119,6 +193,12 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     stopOnTerminationSignals: false,
     // Every document reaches Apollo through the pipeline (admission below): never an unchecked one.
     persistedQueries: false,
+    // Apollo's CSRF check would refuse a GET without a content-type or preflight header, which is
+    // how urql and graphql-request send queries. Neither request it guards against can do harm
+    // here: no credential is read from cookies, so a cross-site request carries none; a GET runs
+    // queries only (Apollo answers a mutation 405); a POST is read only with a JSON body
+    // (mediaType below), a type no cross-site form sends without a preflight.
+    csrfPrevention: false,
     formatError: errors.apollo.formatError,
     plugins: [
       // Apollo's landing page loads Sandbox from Apollo's servers; docsPages serves GraphiQL instead.
@@ -164,6 +244,21 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     return 'refused';
   }
 
+  /** A POST whose body is not JSON: 415 in GraphQL's shape (a POST without a body is Apollo's to word). */
+  const mediaType: express.RequestHandler = (req, res, next) => {
+    if (req.method === 'POST' && req.is('application/json') === false) {
+      errors.sendGraphQLRefusal(res, POST_MEDIA_TYPE, requestIdOf(res));
+      return;
+    }
+    next();
+  };
+
+  /** Whatever the body parser or Apollo's adapter threw, as GraphQL's error body (never the REST one). */
+  const refusals: express.ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+    const requestId = requestIdOf(res);
+    errors.sendGraphQLRefusal(res, bodyParserError(err) ?? errors.publicError(err, requestId), requestId);
+  };
+
   const admission: express.RequestHandler = (req, res, next) => {
     if (admit(req.method === 'GET' ? req.query : req.body, res) !== 'refused') next();
   };
@@ -193,8 +288,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     for (const [key, value] of answer.headers) res.setHeader(key, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {
-      res.setHeader('content-length', Buffer.byteLength(answer.body.string));
-      res.end(answer.body.string);
+      const text = res.statusCode >= 400 ? withRequestIds(answer.body.string, requestIdOf(res)) : answer.body.string;
+      res.setHeader('content-length', Buffer.byteLength(text));
+      res.end(text);
       return;
     }
     for await (const chunk of answer.body.asyncIterator) res.write(chunk);
@@ -231,6 +327,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     return runner;
   };
 
+  const isQuery = ({ document, operationName }: Admitted): boolean =>
+    getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY;
+
   /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const admitted = admit(body, res);
@@ -240,7 +339,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     const plain =
       extensions === undefined &&
       (variables === undefined || variables === null || (typeof variables === 'object' && !Array.isArray(variables)));
-    const run = admitted && plain && runnerOf(admitted);
+    // Over GET, only a query runs here: Apollo answers anything else (405 for a mutation).
+    const getQuery = req.method !== 'GET' || (admitted && isQuery(admitted));
+    const run = admitted && plain && getQuery && runnerOf(admitted);
     if (!admitted || !run) return viaApollo(req, res, body);
     const requestId = requestIdOf(res);
     const context = contexts.forHttp(requestId, req);
@@ -254,35 +355,51 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
         : { data: result.data },
     )}\n`;
     res.statusCode = 200;
+    for (const e of result.errors ?? []) {
+      for (const [k, v] of Object.entries(errors.headersOf(e) ?? {})) res.setHeader(k, v);
+    }
+    // What Apollo's cache-control plugin writes on every answer: no field of the schema declares a cache hint.
+    res.setHeader('cache-control', 'no-store');
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('content-length', Buffer.byteLength(text));
     endTogether(res, text);
   }
 
+  const apolloHandler: express.RequestHandler = (req, res, next) => void viaApollo(req, res, req.body).catch(next);
+
   return {
-    handlers: [admission, (req, res, next) => void viaApollo(req, res, req.body).catch(next)],
+    handlers: [mediaType, withJsonBody(), admission, apolloHandler, refusals],
     direct(req, res) {
+      if (req.method === 'GET') {
+        const body = plainGet(req);
+        if (!body) return false;
+        serve(req, res, body).catch((error: unknown) =>
+          errors.sendGraphQLRefusal(res, errors.publicError(error, requestIdOf(res)), requestIdOf(res)),
+        );
+        return true;
+      }
       if (req.method !== 'POST' || req.url !== '/graphql') return false;
       if (!PLAIN_JSON.test(req.headers['content-type'] ?? '')) return false;
       const encoding = req.headers['content-encoding'];
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
       if (!plainAccept(req.headers.accept)) return false;
-      readPlainBody(req, res, { maxBody: MAX_BODY_BYTES, tooLarge: BODY_TOO_LARGE }, (raw) => {
+      const refuse = (r: http.ServerResponse, e: PublicError) => errors.sendGraphQLRefusal(r, e, requestIdOf(r));
+      readPlainBody(req, res, { maxBody: MAX_BODY_BYTES, tooLarge: BODY_TOO_LARGE, send: refuse }, (raw) => {
         // As express.json reads it: an empty body is {}, a byte-order mark is dropped.
         const text = raw?.toString('utf8').replace(/^\uFEFF/, '') ?? '';
         let body: unknown = {};
         try {
           if (text !== '') body = JSON.parse(text);
         } catch {
-          errors.http(res, NOT_JSON);
+          refuse(res, NOT_JSON);
           return;
         }
         // express.json (strict) takes objects and arrays only.
         if (body === null || typeof body !== 'object') {
-          errors.http(res, NOT_JSON);
+          refuse(res, NOT_JSON);
           return;
         }
-        serve(req, res, body).catch((error: unknown) => errors.http(res, errors.publicError(error, requestIdOf(res))));
+        serve(req, res, body).catch((error: unknown) => refuse(res, errors.publicError(error, requestIdOf(res))));
       });
       return true;
     },

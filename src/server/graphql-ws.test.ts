@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSchema } from 'graphql';
 import WebSocket from 'ws';
+import { LiveCredentials } from '../auth/live-credentials';
 import type { Session } from '../auth/session';
 import { createLogger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
@@ -18,7 +19,6 @@ async function start() {
   const logger = createLogger('silent');
   const server = http.createServer();
   const ws = graphqlWs({
-    server,
     schema,
     pipeline: createGraphQLPipeline(schema),
     clientAddress: () => '127.0.0.1',
@@ -29,7 +29,9 @@ async function start() {
     ),
     errors: errorFaces(new Metrics(), logger),
     connectionsPerIp: 10,
+    liveCredentials: new LiveCredentials(() => undefined),
   });
+  server.on('upgrade', ws.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   return { server, ws, url };

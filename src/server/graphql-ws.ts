@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import type { GraphQLSchema } from 'graphql';
+import type { Duplex } from 'node:stream';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { credentialsFrom } from '../auth/credentials';
+import type { LiveCredentials } from '../auth/live-credentials';
 import type { RequestContext } from '../auth/request-context';
 import { AppError } from '../errors/app-error';
+import { clientLimitKey } from '../kernel/client-address';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
+import { revocable } from './revocable-stream';
 
 /** Subscriptions (and running operations) one WebSocket connection may hold (API.md §1a). */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 export interface GraphQLWsOptions {
-  server: http.Server;
   schema: GraphQLSchema;
   pipeline: GraphQLPipeline;
   clientAddress: (req: http.IncomingMessage) => string;
@@ -23,6 +26,8 @@ export interface GraphQLWsOptions {
   errors: ErrorFaces;
   /** WS_CONNECTIONS_PER_IP. */
   connectionsPerIp: number;
+  /** Ends a subscription when its key is revoked or its token logged out, heard from any instance. */
+  liveCredentials: LiveCredentials;
 }
 
 /**
@@ -32,16 +37,21 @@ export interface GraphQLWsOptions {
  * Returns what stops it: `dispose` closes every connection (1001) and resolves once all have
  * closed; `cut` ends at once those that have not.
  */
-export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; cut(): void } {
+export function graphqlWs(opts: GraphQLWsOptions): {
+  /** Takes an upgrade of /graphql (the server's upgrade dispatcher hands it over). */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
+  dispose(): Promise<void>;
+  cut(): void;
+} {
   const { schema, pipeline, clientAddress, contexts, errors } = opts;
-  // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address.
+  // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address
+  // (an IPv6 client's /64: clientLimitKey).
   const connections = new Map<string, number>();
   const wss = new WebSocketServer({
-    server: opts.server,
-    path: '/graphql',
+    noServer: true,
     maxPayload: MAX_BODY_BYTES,
     verifyClient: ({ req }, done) => {
-      if ((connections.get(clientAddress(req)) ?? 0) >= opts.connectionsPerIp) {
+      if ((connections.get(clientLimitKey(clientAddress(req))) ?? 0) >= opts.connectionsPerIp) {
         done(false, 429, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
       } else {
         done(true);
@@ -49,7 +59,7 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; c
     },
   });
   wss.on('connection', (socket, req) => {
-    const address = clientAddress(req);
+    const address = clientLimitKey(clientAddress(req));
     connections.set(address, (connections.get(address) ?? 0) + 1);
     socket.once('close', () => {
       const left = (connections.get(address) ?? 1) - 1;
@@ -57,6 +67,7 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; c
       else connections.set(address, left);
     });
   });
+  const revocables = new WeakMap<RequestContext, ReturnType<typeof revocable>>();
   const server = useServer(
     {
       schema,
@@ -95,7 +106,18 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; c
           return [errors.ws(error, requestId)];
         }
       },
+      // A subscription ends the moment its credential is revoked (docs/api.md, "Subscriptions and revocation").
+      onOperation: (_ctx, _id, _payload, args, result) => {
+        if (!isAsyncGenerator(result)) return undefined;
+        const context = args.contextValue as RequestContext;
+        const stream = revocable(result, (end) => opts.liveCredentials.watch(context.session.credentials, end));
+        revocables.set(context, stream);
+        return stream;
+      },
       onNext: (_ctx, _id, _payload, args, result) => {
+        // Revoked between the feed's last item and this send: the item is not sent, the error is.
+        const revoked = revocables.get(args.contextValue as RequestContext)?.revokedError();
+        if (revoked) throw revoked;
         if (!result.errors) return result;
         const requestId = (args.contextValue as RequestContext).requestId;
         return { ...result, errors: result.errors.map((e) => errors.graphql(e, requestId)) };
@@ -104,9 +126,19 @@ export function graphqlWs(opts: GraphQLWsOptions): { dispose(): Promise<void>; c
     wss,
   );
   return {
+    upgrade: (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)),
     dispose: async () => server.dispose(),
     cut: () => {
       for (const socket of wss.clients) socket.terminate();
     },
   };
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<ExecutionResult> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Symbol.asyncIterator in value &&
+    typeof (value as { return?: unknown }).return === 'function'
+  );
 }

@@ -1,25 +1,28 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Credentials } from '../auth/credentials';
+import type { LiveCredentials } from '../auth/live-credentials';
 import type { SessionFactory } from '../auth/session';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { Logger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { docsPages } from './docs-pages';
 import { httpDrain } from './drain';
-import { clientAddressOf } from './edge';
+import { clientAddressOf, isLoopbackClientOf } from './edge';
 import { errorFaces } from './error-faces';
 import { graphqlHttp } from './graphql-http';
 import { graphqlWs } from './graphql-ws';
 import type { Metrics } from './metrics';
 import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-routes';
 import { requestContexts } from './request-context';
+import type { ServedDocuments } from '../rest/rest-api';
 import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
 import { withEtherscan, type EtherscanHttpOptions } from './etherscan-http';
-import { inOrder } from './step';
-import { withJsonBody } from './with-body-limit';
+import { rpcWs, type RpcWsOpen } from './rpc-ws';
+import { inOrder, pathOf } from './step';
 import { answerParserErrors, notFound, withErrors } from './with-errors';
 import { withHygieneHeaders } from './with-hygiene-headers';
 import { withLimits } from './with-limits';
@@ -39,16 +42,20 @@ export interface HttpServerOptions {
   chargeableDeveloper: (credentials: Credentials) => string | undefined;
   /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
   limits: { public: RequestLimit; developer: RequestLimit };
-  /** The JSON-RPC door's answers (docs/api.md, "JSON-RPC door"); without it, /rpc paths are 404. */
-  rpc?: RpcHttpOptions['answer'];
+  /** The JSON-RPC door (docs/api.md, "JSON-RPC door"): its HTTP answers and its WebSocket connections. */
+  rpc?: { answer: RpcHttpOptions['answer']; open: RpcWsOpen };
   /** The Etherscan-compatible API's answers (docs/api.md, "Etherscan-compatible API"); without it, 404. */
   etherscan?: EtherscanHttpOptions['answer'];
   /** Builds the session (who is calling) of each request and WebSocket operation. */
   sessionFor: SessionFactory;
+  /** The open subscriptions of each credential, ended when it is revoked. */
+  liveCredentials: LiveCredentials;
   logger: Logger;
   metrics: Metrics;
   readiness: () => Promise<ReadinessReport>;
   servers: string[];
+  /** Sources of the REST documents the service keeps built (contracts' openapi.json and swagger). */
+  documents?: ServedDocuments;
   /** TRUST_PROXY, CORS_ORIGINS, WS_CONNECTIONS_PER_IP, METRICS_TOKEN and METRICS_PORT. */
   edge: {
     trustProxy?: string;
@@ -56,18 +63,26 @@ export interface HttpServerOptions {
     wsConnectionsPerIp: number;
     metricsToken?: string;
     metricsPort?: number;
+    /** Production with neither METRICS_TOKEN nor METRICS_PORT: /metrics for loopback clients only. */
+    metricsLoopbackOnly?: boolean;
   };
 }
 
 /** Node's server timeouts (SECURITY.md): slow clients cannot hold sockets open indefinitely. */
 export const SERVER_TIMEOUTS = {
-  /** The request line and headers must arrive within this (slowloris). */
-  headersTimeout: 15_000,
+  /** The request line and headers must arrive within this (slowloris; docs/api.md, "Operations"). */
+  headersTimeout: 10_000,
   /** The whole request, body included, must arrive within this (a slow 1 MiB upload still fits). */
   requestTimeout: 60_000,
   /** An idle keep-alive socket is closed after this. */
   keepAliveTimeout: 5_000,
 } as const;
+
+/**
+ * How often Node looks for requests past headersTimeout and requestTimeout: it checks only then
+ * (default every 30 s), so a slow client would otherwise keep its socket up to 30 s past the limit.
+ */
+export const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
 
 export interface RunningHttpServer {
   server: http.Server;
@@ -83,7 +98,7 @@ export interface RunningHttpServer {
  *   plain body only, answered before express; they run the fixed operation SOFA generates for
  *   their field, compiled once, because SOFA's and express's per-request layers cost more than the
  *   call itself (BENCHMARKS.md, "Gateway");
- * - GraphQL's fast path (graphql-http.ts): a plain JSON POST to exactly /graphql of an admitted
+ * - GraphQL's fast path (graphql-http.ts): a plain JSON POST (or GET of a query) to exactly /graphql of an admitted
  *   query or mutation, compiled once per document, answered before express, for the same reason;
  * - SOFA (src/rest/rest-api.ts), in express: every other REST route, and any variant of a direct
  *   route the dispatcher leaves alone (trailing slash, letter case, compressed body);
@@ -99,21 +114,37 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const pipeline = createGraphQLPipeline(schema);
   metrics.observeAdmittedDocuments(() => pipeline.cachedDocuments);
   const begin = requestBookkeeping(metrics, logger);
-  const ops = { metrics, readiness: opts.readiness, ...opts.edge, errors };
+  const isLoopbackClient = isLoopbackClientOf(opts.edge.trustProxy, clientAddress);
+  const ops = { metrics, readiness: opts.readiness, ...opts.edge, errors, isLoopbackClient };
 
-  const server = http.createServer();
+  const server = http.createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS });
   Object.assign(server, SERVER_TIMEOUTS);
   answerParserErrors(server);
 
   // GraphQL over WebSocket: the upgrade leaves the HTTP steps below at once.
   const ws = graphqlWs({
-    server,
     schema,
     pipeline,
     clientAddress,
     contexts,
     errors,
     connectionsPerIp: opts.edge.wsConnectionsPerIp,
+    liveCredentials: opts.liveCredentials,
+  });
+  const rpcSockets = opts.rpc
+    ? rpcWs({
+        open: opts.rpc.open,
+        sessionFor: opts.sessionFor,
+        clientAddress,
+        connectionsPerIp: opts.edge.wsConnectionsPerIp,
+      })
+    : undefined;
+  // Upgrades: GraphQL's on /graphql, the JSON-RPC door's on /rpc/...; any other path is refused.
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = pathOf(req);
+    if (path === '/graphql') ws.upgrade(req, socket, head);
+    else if (rpcSockets && path.startsWith('/rpc/')) rpcSockets.upgrade(req, socket, head);
+    else socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
   const drain = httpDrain(server);
   const graphql = await graphqlHttp({
@@ -122,10 +153,19 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     contexts,
     errors,
     drain: async () => {
-      await Promise.all([drain.drain({ cutOthers: () => ws.cut() }), ws.dispose()]);
+      await Promise.all([
+        drain.drain({
+          cutOthers: () => {
+            ws.cut();
+            rpcSockets?.cut();
+          },
+        }),
+        ws.dispose(),
+        rpcSockets?.dispose(),
+      ]);
     },
   });
-  const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors });
+  const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors, documents: opts.documents });
 
   // Express, the last step: ops routes, docs, GraphQL over HTTP, SOFA's REST, then the errors.
   const app = express();
@@ -133,7 +173,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   app.set('etag', false);
   app.use(opsRoutes(ops));
   app.use(docsPages());
-  app.use('/graphql', withJsonBody(), ...graphql.handlers);
+  app.use('/graphql', ...graphql.handlers);
   for (const [base, router] of rest.routers) app.use(base, router);
   app.use(notFound(errors));
   app.use(withErrors(errors));
@@ -147,7 +187,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         drain.step,
         withHygieneHeaders(opts.edge.corsOrigins),
         withLimits({ ...opts, credentialsOf: contexts.credentialsOf, clientAddress, errors }),
-        ...(opts.rpc ? [withRpcDoor({ answer: opts.rpc, contexts, errors, begin })] : []),
+        ...(opts.rpc ? [withRpcDoor({ answer: opts.rpc.answer, contexts, errors, begin })] : []),
         ...(opts.etherscan ? [withEtherscan({ answer: opts.etherscan, contexts, errors, begin })] : []),
         withDirectRoutes(rest.direct, { begin, contexts, errors }),
         (req, res, next) => void (graphql.direct(req, res) || next()),

@@ -41,4 +41,15 @@ describe('Metrics: background work and nodes', () => {
     expect(text).toMatch(/^webhook_deliveries_pending Nan$/m);
     expect(text).toMatch(/^process_cpu_user_seconds_total/m);
   });
+
+  it('serves each compile lane’s waiting and running compiles', async () => {
+    const metrics = new Metrics();
+    metrics.observeCompileLanes(['developer', 'anonymous'], (lane) =>
+      lane === 'developer' ? { running: 1, waiting: 0 } : { running: 2, waiting: 5 },
+    );
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^compile_queue_depth\{lane="developer"\} 0$/m);
+    expect(text).toMatch(/^compile_queue_depth\{lane="anonymous"\} 5$/m);
+    expect(text).toMatch(/^compile_running\{lane="anonymous"\} 2$/m);
+  });
 });

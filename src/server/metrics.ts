@@ -113,6 +113,26 @@ export class Metrics {
     });
   }
 
+  /** Serves each compile lane's running and waiting compiles, read at each scrape. */
+  observeCompileLanes(lanes: readonly string[], loadOf: (lane: string) => { running: number; waiting: number }): void {
+    const gauge = (name: string, help: string, pick: (l: { running: number; waiting: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['lane'] as const,
+        registers: [this.registry],
+        collect() {
+          for (const lane of lanes) this.set({ lane }, pick(loadOf(lane)));
+        },
+      });
+    gauge(
+      'compile_queue_depth',
+      'Compiles waiting for a solc worker, by lane (developer, anonymous)',
+      (l) => l.waiting,
+    );
+    gauge('compile_running', 'Compiles running in a solc worker, by lane', (l) => l.running);
+  }
+
   /** Serves the gateway read cache's counts, read from `counts` at each scrape. */
   observeReadCache(counts: () => ReadCacheCounts): void {
     const counter = (name: string, help: string, pick: (c: ReadCacheCounts) => number) =>

@@ -21,6 +21,10 @@ export interface OpsOptions {
   /** METRICS_TOKEN: /metrics wants it as a bearer token. METRICS_PORT: /metrics is served there instead. */
   metricsToken?: string;
   metricsPort?: number;
+  /** In production with neither METRICS_TOKEN nor METRICS_PORT: /metrics answers loopback clients only. */
+  metricsLoopbackOnly?: boolean;
+  /** Whether the request comes from this machine (edge.ts, isLoopbackClient). */
+  isLoopbackClient: (req: http.IncomingMessage) => boolean;
   errors: ErrorFaces;
 }
 
@@ -42,7 +46,13 @@ export function opsRoutes(opts: OpsOptions): express.Router {
     res.status(report.ready ? 200 : 503).json(report);
   });
   router.get('/metrics', async (req, res) => {
-    if (metricsToken ? !hasMetricsToken(req, metricsToken) : metricsPort !== undefined) {
+    // docs/api.md, "Operations": the token, else the metrics port, else (production) loopback clients only.
+    if (metricsToken === undefined && metricsPort === undefined && opts.metricsLoopbackOnly) {
+      if (!opts.isLoopbackClient(req)) {
+        errors.http(res, { status: 404, code: 'NOT_FOUND', message: 'The metrics are served to this machine only' });
+        return;
+      }
+    } else if (metricsToken ? !hasMetricsToken(req, metricsToken) : metricsPort !== undefined) {
       res.setHeader('www-authenticate', 'Bearer');
       const e: PublicError = metricsToken
         ? { status: 401, code: 'UNAUTHENTICATED', message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>' }

@@ -2,7 +2,7 @@ import type express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../logger';
 import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
-import { createRestApi, MAX_BODY_BYTES } from '../rest/rest-api';
+import { createRestApi, MAX_BODY_BYTES, type ServedDocuments } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
@@ -17,6 +17,8 @@ export interface RestOptions {
   servers: string[];
   contexts: RequestContexts;
   errors: ErrorFaces;
+  /** Sources of the documents the service keeps built (routes with `servedDocument`). */
+  documents?: ServedDocuments;
 }
 
 export interface RestAreas {
@@ -39,6 +41,7 @@ export function restAreas(opts: RestOptions): RestAreas {
       servers: opts.servers,
       makeContext: (req) => opts.contexts.forHttp(requestIdOf(req.res!), req),
       onUnexpected: opts.errors.reportUnexpected,
+      documents: opts.documents,
     });
     routers.push([AREA_BASE[area], rest.router]);
     direct.push(...rest.direct);

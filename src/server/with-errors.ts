@@ -36,12 +36,22 @@ export function withErrors(errors: ErrorFaces): express.ErrorRequestHandler {
  */
 export function answerParserErrors(server: http.Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return;
+    // Headers (or the whole request) not in within the server's timeouts: answered, then cut, since
+    // a slow client would keep its half of the socket open (docs/api.md, "Operations").
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (!socket.writable) {
+      if (timedOut) socket.destroy();
+      return;
+    }
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const e: PublicError = {
-      status: tooLarge ? 431 : 400,
+      status: tooLarge ? 431 : timedOut ? 408 : 400,
       code: 'VALIDATION_FAILED',
-      message: tooLarge ? 'The request line or headers are too large' : 'Malformed HTTP request',
+      message: tooLarge
+        ? 'The request line or headers are too large'
+        : timedOut
+          ? 'The request did not arrive in time'
+          : 'Malformed HTTP request',
     };
     const body = JSON.stringify(errorBody(e));
     // What every answer carries (API.md §1): nosniff, and an id to quote when asking about it.
@@ -49,6 +59,9 @@ export function answerParserErrors(server: http.Server): void {
       `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Content-Type-Options: nosniff\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      () => {
+        if (timedOut) socket.destroy();
+      },
     );
   });
 }

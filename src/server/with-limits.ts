@@ -1,10 +1,22 @@
 import type { Credentials } from '../auth/credentials';
+import { clientLimitKey } from '../kernel/client-address';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { ErrorFaces } from './error-faces';
 import { requestIdOf } from './with-request-id';
 import { sendJsonRpcRefusal } from './rpc-http';
 import { ETHERSCAN_PREFIX, sendEtherscanRefusal } from './etherscan-http';
 import { pathOf, type Step } from './step';
+
+/**
+ * Bytes of answer a request's one point pays for: each further 64 KiB, or part of it, costs one
+ * point more, charged once the answer is sent (docs/api.md, "Conventions": size-aware charging).
+ */
+export const ANSWER_BYTES_PER_POINT = 64 * 1024;
+
+/** Points beyond the request's own one that an answer of `bytes` costs. */
+export function answerSurcharge(bytes: number): number {
+  return bytes > ANSWER_BYTES_PER_POINT ? Math.ceil(bytes / ANSWER_BYTES_PER_POINT) - 1 : 0;
+}
 
 /** Paths never rate limited: probes and scrapes must work while a flood is refused. */
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -20,9 +32,11 @@ export interface LimitsOptions {
 }
 
 /**
- * Step: charges each request to its developer's budget, else to its client address's, before any
+ * Step: charges each request to its developer's budget, else to its client address's (an IPv6
+ * client's /64: clientLimitKey), before any
  * face runs. A refused request gets 429 RATE_LIMITED with Retry-After: REST's error body, or on
- * /graphql GraphQL's errors with 200 (API.md §1).
+ * /graphql GraphQL's errors with 200 (API.md §1). A large answer (its Content-Length) is charged
+ * `answerSurcharge` points more to the same budget once sent.
  */
 export function withLimits(opts: LimitsOptions): Step {
   const { limits, errors } = opts;
@@ -32,11 +46,18 @@ export function withLimits(opts: LimitsOptions): Step {
     const credentials = opts.credentialsOf(req);
     const developerId = opts.chargeableDeveloper(credentials);
     const [limit, key] =
-      developerId !== undefined ? [limits.developer, developerId] : [limits.public, opts.clientAddress(req)];
+      developerId !== undefined
+        ? [limits.developer, developerId]
+        : [limits.public, clientLimitKey(opts.clientAddress(req))];
     if (!limit.enabled) return next();
     limit.consume(key).then(
       () => {
         credentials.chargedTo = developerId;
+        res.once('finish', () => {
+          const surcharge = answerSurcharge(Number(res.getHeader('content-length')) || 0);
+          // The memory limiter cannot fail; a shared one that does leaves the answer uncharged.
+          if (surcharge > 0) limit.charge(key, surcharge).catch(() => undefined);
+        });
         next();
       },
       (error: unknown) => {

@@ -181,6 +181,15 @@ describe('the first-hour flow through Prism validating proxies', () => {
     expect(hook.status).toBe(201);
     expect((await devportal.get(`${api}/developers/${dev.developerId}/webhooks`, auth)).status).toBe(200);
     expect((await devportal.get(`${api}/webhooks/${hook.body.id}/deliveries`, auth)).status).toBe(200);
+    const sample = await devportal.post(`${api}/webhooks/${hook.body.id}/test`, {}, auth);
+    expect(sample.status).toBe(201);
+    const again = await devportal.post(
+      `${api}/webhooks/${hook.body.id}/deliveries/${sample.body.id}/redeliver`,
+      {},
+      auth,
+    );
+    expect(again.status).toBe(201);
+    expect((await devportal.post(`${api}/webhooks/${hook.body.id}/rotate-secret`, {}, auth)).status).toBe(201);
     expect((await devportal.del(`${api}/webhooks/${hook.body.id}`, auth)).status).toBe(200);
 
     // Mainnet approval, by an administrator.

@@ -1,6 +1,6 @@
-import { EventFragment, Indexed, Interface, type ParamType } from 'ethers';
+import { EventFragment, ParamType } from 'ethers';
 import { AppError } from '../../errors/app-error';
-import { toJsonValue } from './abi-result';
+import { AbiDataError, decodeParams, decodeParamsAsync } from './bounded-decoder';
 
 /** One event of a contract ABI that logs can be matched to (anonymous events have no topic to match). */
 export interface AbiEvent {
@@ -84,43 +84,89 @@ function canonicalEventSignature(signature: string): string {
   }
 }
 
-/** The ABI coder of one event (an Interface of that fragment alone). */
-const coders = new WeakMap<EventFragment, Interface>();
-function coderOf(fragment: EventFragment): Interface {
-  let coder = coders.get(fragment);
-  if (!coder) {
-    coder = new Interface([fragment]);
-    coders.set(fragment, coder);
+/** How one event's log is read: the types of its topics (an indexed string, bytes, array or tuple is its bytes32 hash) and of its data. */
+interface EventLayout {
+  topics: ParamType[];
+  data: ParamType[];
+}
+const layouts = new WeakMap<EventFragment, EventLayout>();
+function layoutOf(fragment: EventFragment): EventLayout {
+  let layout = layouts.get(fragment);
+  if (!layout) {
+    const hashed = (p: ParamType) => p.isArray() || p.isTuple() || p.type === 'string' || p.type === 'bytes';
+    layout = {
+      topics: fragment.inputs
+        .filter((p) => p.indexed)
+        .map((p) => (hashed(p) ? ParamType.from({ type: 'bytes32', name: p.name }) : p)),
+      data: fragment.inputs.filter((p) => !p.indexed),
+    };
+    layouts.set(fragment, layout);
   }
-  return coder;
+  return layout;
 }
 
-/** One event parameter's value: an indexed string, bytes, array or tuple is only its keccak256 topic. */
-function paramValue(param: ParamType, value: unknown): unknown {
-  if (Indexed.isIndexed(value)) return value.hash;
-  return toJsonValue(param, value);
+const TOPIC = /^0x[0-9a-fA-F]{64}$/;
+
+/** The topics' data when the log can be `event` (its topic, its number of indexed topics), else null. */
+function topicData(event: AbiEvent, topics: readonly string[]): string | null {
+  if ((topics[0] ?? '').toLowerCase() !== event.topic) return null;
+  if (topics.length !== layoutOf(event.fragment).topics.length + 1) return null;
+  if (!topics.every((t) => TOPIC.test(t))) return null;
+  return `0x${topics
+    .slice(1)
+    .map((t) => t.slice(2))
+    .join('')}`;
+}
+
+/** The decoded event from its indexed and its data values, keyed by parameter names (by position when unnamed or repeated). */
+function assemble(event: AbiEvent, indexed: unknown[], plain: unknown[]): DecodedEvent {
+  const inputs = event.fragment.inputs;
+  const names = inputs.map((p) => p.name);
+  const args: Record<string, unknown> = {};
+  let i = 0;
+  let d = 0;
+  inputs.forEach((param, n) => {
+    const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(n);
+    args[key] = param.indexed ? indexed[i++] : plain[d++];
+  });
+  return { name: event.name, signature: event.signature, args };
 }
 
 /**
  * Decodes a log with an event of its ABI; null when the log is not that event (another topic, another
- * number of indexed topics, data that does not decode).
+ * number of indexed topics, data that does not decode). Data over the decoder's bounds → 422
+ * RESULT_TOO_LARGE (thrown): the caller shows the log undecoded.
  */
 export function decodeEvent(event: AbiEvent, topics: readonly string[], data: string): DecodedEvent | null {
-  if ((topics[0] ?? '').toLowerCase() !== event.topic) return null;
-  const indexed = event.fragment.inputs.filter((p) => p.indexed).length;
-  if (topics.length !== indexed + 1) return null;
+  const indexedData = topicData(event, topics);
+  if (indexedData === null) return null;
+  const layout = layoutOf(event.fragment);
   try {
-    const values = coderOf(event.fragment).decodeEventLog(event.fragment, data, [...topics]);
-    const inputs = event.fragment.inputs;
-    const names = inputs.map((p) => p.name);
-    const args: Record<string, unknown> = {};
-    inputs.forEach((param, i) => {
-      const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(i);
-      args[key] = paramValue(param, values[i]);
-    });
-    return { name: event.name, signature: event.signature, args };
-  } catch {
-    return null;
+    return assemble(event, decodeParams(layout.topics, indexedData), decodeParams(layout.data, data, { loose: true }));
+  } catch (e) {
+    if (e instanceof AbiDataError) return null;
+    throw e;
+  }
+}
+
+/** As decodeEvent, never holding the event loop long (decodeParamsAsync): for lists, pushes and webhooks. */
+export async function decodeEventAsync(
+  event: AbiEvent,
+  topics: readonly string[],
+  data: string,
+): Promise<DecodedEvent | null> {
+  const indexedData = topicData(event, topics);
+  if (indexedData === null) return null;
+  const layout = layoutOf(event.fragment);
+  try {
+    return assemble(
+      event,
+      decodeParams(layout.topics, indexedData),
+      await decodeParamsAsync(layout.data, data, { loose: true }),
+    );
+  } catch (e) {
+    if (e instanceof AbiDataError) return null;
+    throw e;
   }
 }
 
@@ -134,6 +180,21 @@ export function decodeLogWith(
   for (const event of events) {
     if (event.topic !== topic0) continue;
     const decoded = decodeEvent(event, topics, data);
+    if (decoded) return decoded;
+  }
+  return null;
+}
+
+/** As decodeLogWith, never holding the event loop long (decodeEventAsync). */
+export async function decodeLogWithAsync(
+  events: readonly AbiEvent[],
+  topics: readonly string[],
+  data: string,
+): Promise<DecodedEvent | null> {
+  const topic0 = (topics[0] ?? '').toLowerCase();
+  for (const event of events) {
+    if (event.topic !== topic0) continue;
+    const decoded = await decodeEventAsync(event, topics, data);
     if (decoded) return decoded;
   }
   return null;

@@ -2,7 +2,7 @@ import type { Interface } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import { encodeArgs } from './abi-args';
 import type { AbiMethod } from './abi-method';
-import { decodeResult } from './abi-result';
+import { checkDataSize, decodeFunctionOutput } from './bounded-decoder';
 import { staticCalldata } from './static-calldata';
 import { staticResult } from './static-result';
 
@@ -51,17 +51,25 @@ export class CallCodec {
     return data;
   }
 
-  /** The node's raw answer → the `result` of API.md §7 (frozen: it may be shared by later calls). */
+  /**
+   * The node's raw answer → the `result` of API.md §7 (frozen: it may be shared by later calls):
+   * the value itself for a remembered answer or static outputs (the hot path stays synchronous),
+   * else a promise of it (the bounded decoder checksums many addresses between turns of the loop).
+   */
   decode(contractId: string, iface: Interface, method: AbiMethod, raw: string): unknown {
+    // Over 256 KiB is refused before anything else reads it (docs/api.md "Hostile chain data").
+    checkDataSize(raw);
     const key = `${contractId}\u0000${method.signature}\u0000${raw}`;
     const cached = key.length <= MAX_KEY ? this.results.get(key) : undefined;
     if (cached !== undefined) return cached.value;
-    const value = deepFreeze(
-      staticResult(method.fragment)?.(raw) ??
-        decodeResult(method.fragment, iface.decodeFunctionResult(method.fragment, raw)),
-    );
-    // An estimate: the JSON value holds about as many characters as the hex it was decoded from.
-    if (key.length <= MAX_KEY) this.results.set(key, { value, size: raw.length * 4 });
-    return value;
+    const remember = (decoded: unknown) => {
+      const value = deepFreeze(decoded);
+      // An estimate: the JSON value holds about as many characters as the hex it was decoded from.
+      if (key.length <= MAX_KEY) this.results.set(key, { value, size: raw.length * 4 });
+      return value;
+    };
+    const fast = staticResult(method.fragment)?.(raw);
+    if (fast !== undefined) return remember(fast);
+    return decodeFunctionOutput(method.fragment, raw).then(remember);
   }
 }

@@ -10,17 +10,18 @@ import {
   type NextFn,
   type ResolverData,
 } from 'type-graphql';
+import { clientLimitKey } from '../../kernel/client-address';
 import type { RequestLimit } from '../../kernel/rate-limit';
 import type { RequestContext } from '../../auth/request-context';
 import type { AccountService } from './accounts.service';
 import { Developer, DeveloperDetails, EdsChallenge, EdsLoginInput, LoginResult, LogoutResult } from './accounts.types';
 
-/** LOGIN_RATE_LIMIT per client address; runs before argument validation, so malformed attempts count too. */
+/** LOGIN_RATE_LIMIT per client address (an IPv6 client's /64); runs before argument validation, so malformed attempts count too. */
 export class LoginRateLimit implements MiddlewareInterface<RequestContext> {
   constructor(private readonly limit: RequestLimit) {}
 
   async use({ context }: ResolverData<RequestContext>, next: NextFn): Promise<unknown> {
-    await this.limit.consume(context.session.clientIp);
+    await this.limit.consume(clientLimitKey(context.session.clientIp));
     return next();
   }
 }

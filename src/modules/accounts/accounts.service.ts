@@ -33,6 +33,11 @@ export class AccountService {
     private readonly projects: ProjectService,
     private readonly logger: Logger,
     private readonly revocation?: RevocationPolicy,
+    /**
+     * Told of each logout (the developer and the new token generation) before it answers: ends the
+     * open subscriptions of the revoked tokens on every instance (docs/api.md, "Subscriptions and revocation").
+     */
+    private readonly onLogout?: (developerId: string, generation: number) => Promise<void>,
   ) {}
 
   /** The caller's own profile. */
@@ -73,11 +78,12 @@ export class AccountService {
   async logout(session: Session): Promise<LogoutResult> {
     const caller = await session.developer();
     // TypeORM answers UPDATE ... RETURNING with [rows, affectedCount].
-    const [rows]: [Array<{ revoked_before: Date }>, number] = await this.ds.query(
+    const [rows]: [Array<{ revoked_before: Date; generation: number }>, number] = await this.ds.query(
       `UPDATE developers SET token_generation = token_generation + 1, tokens_revoked_before = now()
-        WHERE id = $1 RETURNING tokens_revoked_before AS revoked_before`,
+        WHERE id = $1 RETURNING tokens_revoked_before AS revoked_before, token_generation AS generation`,
       [caller.id],
     );
+    await this.onLogout?.(caller.id, Number(rows[0]!.generation));
     this.logger.info({ developerId: caller.id }, 'developer logged out; earlier tokens revoked');
     return { revokedBefore: rows[0]!.revoked_before };
   }

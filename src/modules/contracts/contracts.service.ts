@@ -5,6 +5,7 @@ import { checksum } from '../../kernel/address';
 import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
+import { clientLimitKey } from '../../kernel/client-address';
 import type { Session } from '../../auth/session';
 import { encodeArgs } from '../../chain/abi';
 import type { ProjectService } from '../projects';
@@ -20,7 +21,8 @@ import type {
   DeployContractInput,
   MiddlewareRegistration,
 } from './contracts.types';
-import { buildContractOpenApi, buildContractSwagger } from './spec';
+import { assertAbiWithinLimits } from './abi-limits';
+import { ContractDocuments, type ContractDocument, type DocumentKind } from './spec/contract-documents';
 
 /** A deployment whose receipt takes longer is answered as `deploying`, and settled later. */
 const RECEIPT_TIMEOUT_MS = 60_000;
@@ -29,6 +31,8 @@ const STATUSES: readonly ContractStatus[] = ['compiled', 'deploying', 'deployed'
 export interface ContractServiceOptions {
   /** Base URLs published in contract specifications: production first, then the developer host. */
   servers: string[];
+  /** The documents' cache and worker (default: one of its own). */
+  documents?: ContractDocuments;
 }
 
 export interface DeployOptions {
@@ -93,6 +97,8 @@ const failureReason = (e: unknown): string =>
 export class ContractService {
   /** Deployments accepted for later still signing or broadcasting (a clean stop waits for them). */
   private readonly sending = new Set<Promise<void>>();
+  /** The per-contract API documents, built once per contract version off the event loop. */
+  readonly documents: ContractDocuments;
 
   constructor(
     private readonly ds: DataSource,
@@ -102,16 +108,27 @@ export class ContractService {
     private readonly compiler: SolidityCompiler,
     private readonly opts: ContractServiceOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.documents = opts.documents ?? new ContractDocuments({ logger });
+  }
+
+  /** Ends the documents' worker. */
+  close(): Promise<void> {
+    return this.documents.close();
+  }
 
   private get repo() {
     return this.ds.getRepository(ContractEntity);
   }
 
-  /** Compiles for anyone; a caller with a valid developer token compiles in the developers' lane. */
+  /**
+   * Compiles for anyone; a caller with a valid developer token compiles in the developers' lane as
+   * that developer, anyone else in the anonymous lane as their address (IPv6 by /64): one compile
+   * queued or running per client (docs/api.md, "Compile").
+   */
   async compile(input: CompileContractInput, session?: Session): Promise<CompileOutput> {
     let lane: CompileLane = 'anonymous';
-    let caller: string | undefined;
+    let caller: string | undefined = session && clientLimitKey(session.clientIp);
     if (session?.credentials.bearer) {
       try {
         caller = (await session.developer()).id;
@@ -452,6 +469,9 @@ export class ContractService {
 
   async approve(session: Session, id: string): Promise<Contract> {
     const admin = await session.admin('review mainnet deployments');
+    // A record compiled before the ABI limits is held to them when it comes to deploying.
+    const pending = await this.require(id);
+    if (pending.status === 'compiled') assertAbiWithinLimits(pending.name, pending.abi);
     const claimed = await this.transition(id, 'deploying', { approvedAt: new Date() });
     this.logger.info({ contractId: id, adminId: admin.id }, 'mainnet deployment approved');
     const record = await this.require(claimed.id);
@@ -500,22 +520,55 @@ export class ContractService {
     return this.registration(await this.require(id));
   }
 
-  private specInput(c: ContractEntity) {
-    return { id: c.id, name: c.name, network: c.network, address: c.address, abi: c.abi, servers: this.opts.servers };
-  }
-
-  async swagger(id: string): Promise<object> {
-    const contract = await this.require(id);
-    if (!contract.middlewareRegistered) {
+  /**
+   * The `kind` document of contract `id`, from the cache when its version is there: the record is
+   * read without its ABI, which is read (as JSON text, parsed in the worker) only to build.
+   */
+  private async document(kind: DocumentKind, id: string): Promise<ContractDocument> {
+    const found = isUuid(id)
+      ? await this.repo.findOne({
+          where: { id },
+          select: { id: true, name: true, network: true, address: true, middlewareRegistered: true },
+        })
+      : null;
+    if (!found) throw new AppError('NOT_FOUND', 'No such contract');
+    if (kind === 'swagger' && !found.middlewareRegistered) {
       throw new AppError(
         'CONTRACT_NOT_REGISTERED',
         'The contract is not registered in the gateway (register-middleware)',
       );
     }
-    return buildContractSwagger(this.specInput(contract));
+    const contract = {
+      id: found.id,
+      name: found.name,
+      network: found.network,
+      address: found.address,
+      servers: this.opts.servers,
+    };
+    return this.documents.get(kind, contract, async () => {
+      const rows = (await this.ds.query('SELECT abi::text AS abi FROM contracts WHERE id = $1', [id])) as {
+        abi: string;
+      }[];
+      if (!rows[0]) throw new AppError('NOT_FOUND', 'No such contract');
+      return rows[0].abi;
+    });
+  }
+
+  /** Swagger 2.0 document of a registered contract, serialized, with its ETag (REST). */
+  swaggerDocument(id: string): Promise<ContractDocument> {
+    return this.document('swagger', id);
+  }
+
+  /** OpenAPI 3.0.3 document of a contract, serialized, with its ETag (REST). */
+  openApiDocument(id: string): Promise<ContractDocument> {
+    return this.document('openapi', id);
+  }
+
+  async swagger(id: string): Promise<object> {
+    return (await this.swaggerDocument(id)).value();
   }
 
   async openApi(id: string): Promise<object> {
-    return buildContractOpenApi(this.specInput(await this.require(id)));
+    return (await this.openApiDocument(id)).value();
   }
 }

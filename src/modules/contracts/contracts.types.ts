@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { GraphQLJSON, GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject } from '../../kernel/json-scalar';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { NetworkName } from '../../kernel/network-name';
 

@@ -1,6 +1,14 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { Session } from '../../auth/session';
-import { decodeEvent, findEvent, listEvents, type AbiEvent } from '../../chain/abi';
+import {
+  DecodeBudget,
+  decodeEventAsync,
+  findEvent,
+  isTooLarge,
+  listEvents,
+  type AbiEvent,
+  type DecodedEvent,
+} from '../../chain/abi';
 import type { Network } from '../../config';
 import { AppError, isAppError } from '../../errors/app-error';
 import { checksum } from '../../kernel/address';
@@ -58,6 +66,11 @@ function blockArg(field: string, value: number | null | undefined): number | nul
 /** An error that ends a subscription: graphql-ws reports its message and `extensions` only. */
 function streamError(err: AppError): Error {
   return Object.assign(err, { extensions: { code: err.code, ...(err.details ? { details: err.details } : {}) } });
+}
+
+/** `item` shown undecoded: `decoded: false`, no args, the raw log data. */
+function undecoded(item: ContractEventItem, data: string): ContractEventItem {
+  return { ...item, args: {}, decoded: false, data };
 }
 
 /**
@@ -248,9 +261,12 @@ export class ContractEventsService {
       limit,
     );
     const items: ContractEventItem[] = [];
+    // A page holds 100,000 decoded elements in all; later events are given undecoded (docs/api.md "Hostile chain data").
+    const budget = new DecodeBudget();
     for (const log of logs) {
-      const item = this.decode(source, byTopic, log);
-      if (item) items.push(item);
+      const item = await this.decode(source, byTopic, log);
+      if (item && item.decoded !== false && !budget.take(item.args)) items.push(undecoded(item, log.data));
+      else if (item) items.push(item);
     }
     const tail = logs[logs.length - 1];
     return {
@@ -260,14 +276,35 @@ export class ContractEventsService {
     };
   }
 
-  private decode(
+  private async decode(
     source: EventSource,
     byTopic: Map<string, AbiEvent>,
     log: StoredContractLog,
-  ): ContractEventItem | null {
+  ): Promise<ContractEventItem | null> {
     const event = byTopic.get(log.topics[0] ?? '');
-    // A log with the event's topic that does not decode with its types is not that event (another layout of indexed topics).
-    const decoded = event ? decodeEvent(event, log.topics, log.data) : null;
+    if (!event) return null;
+    let decoded: DecodedEvent | null;
+    try {
+      // A log with the event's topic that does not decode with its types is not that event (another layout of indexed topics).
+      decoded = await decodeEventAsync(event, log.topics, log.data);
+    } catch (e) {
+      if (!isTooLarge(e)) throw e;
+      // Over the decoder's bounds (docs/api.md "Hostile chain data"): listed, pushed and delivered undecoded.
+      return undecoded(
+        {
+          event: event.name,
+          signature: event.signature,
+          args: {},
+          address: source.address,
+          blockNumber: log.blockNumber,
+          blockHash: log.blockHash,
+          transactionHash: log.transactionHash,
+          logIndex: log.logIndex,
+          timestamp: log.timestamp,
+        },
+        log.data,
+      );
+    }
     if (!decoded) return null;
     return {
       event: decoded.name,

@@ -1,4 +1,5 @@
-import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLJSONObject } from '../../kernel/json-scalar';
 import { Field, ObjectType } from 'type-graphql';
 
 /** One decoded event of a contract, as listed, pushed to subscribers and delivered to webhooks. */
@@ -6,6 +7,9 @@ export interface ContractEventItem {
   event: string;
   signature: string;
   args: Record<string, unknown>;
+  /** Only on a log over the decoder's bounds (docs/api.md "Hostile chain data"): false, `args` empty, `data` the raw log data. */
+  decoded?: false;
+  data?: string;
   address: string;
   blockNumber: number;
   blockHash: string;
@@ -28,6 +32,19 @@ export class ContractEvent implements ContractEventItem {
       'addresses EIP-55, bytes as hex, tuples as objects; an indexed string, bytes, array or tuple is its keccak256 topic.',
   })
   args!: Record<string, unknown>;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'False when the log data is over the decoding bounds (256 KiB, 100,000 elements): `args` is then empty and `data` holds the raw data. Null (left out on REST) for a decoded event.',
+  })
+  decoded?: false;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The raw log data (0x hex), only when `decoded` is false. Null (left out on REST) otherwise.',
+  })
+  data?: string;
 
   @Field({ description: 'Contract that emitted the event (EIP-55).' })
   address!: string;

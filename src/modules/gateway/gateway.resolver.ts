@@ -1,5 +1,5 @@
-import { GraphQLJSON } from 'graphql-scalars';
-import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { GraphQLJSON } from '../../kernel/json-scalar';
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { GatewayService } from './gateway.service';
 import { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
@@ -12,6 +12,29 @@ export class GatewayResolver {
     description: 'Calls a contract function without a transaction (eth_call); API key with scope read.',
   })
   queryContract(
+    @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
+    @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
+    @Arg('args', () => GraphQLJSON, {
+      nullable: true,
+      description: 'Positional arguments (array); big integers as strings.',
+    })
+    args: unknown,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayQueryResult> {
+    return this.gateway.query(ctx.session, id, method, args);
+  }
+
+  /**
+   * queryContract as a query (docs/api.md, "GraphQL specifics"): the same call, checks and analytics
+   * (kind query), so that GraphQL clients can send reads over GET and cache them. GraphQL only: it
+   * has no REST route of its own (src/rest/routes.ts), REST's read is the query route.
+   */
+  @Query(() => GatewayQueryResult, {
+    description:
+      'The same read as queryContract (eth_call; API key with scope read), as a query: it can travel ' +
+      'over GET and be cached by GraphQL clients.',
+  })
+  readContract(
     @Arg('id', () => ID, { description: 'Contract id.' }) id: string,
     @Arg('method', { description: 'Function name, or full signature when the name is overloaded.' }) method: string,
     @Arg('args', () => GraphQLJSON, {

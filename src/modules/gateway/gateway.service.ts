@@ -3,7 +3,7 @@ import { Interface } from 'ethers';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import { decodeRevert } from '../../chain/revert-decoder';
+import { decodeRevert, type DecodedRevert } from '../../chain/revert-decoder';
 import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
@@ -17,7 +17,7 @@ import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
 import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
-import { CallCodec, findMethod, type AbiMethod } from '../../chain/abi';
+import { CallCodec, dataBytes, DecodeBudget, elementsOf, findMethod, tooLarge, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore, type FirstAttempt } from './idempotency';
 import type { KnownHeads } from './known-heads';
@@ -70,6 +70,8 @@ export class GatewayService {
   /** API_KEY_RATE_LIMIT: requests per second per key. */
   private readonly keyLimit: RequestLimit;
   private readonly codec = new CallCodec();
+  /** Elements of the results decoded for each request so far (one Session per request or operation). */
+  private readonly decodeBudgets = new WeakMap<Session, DecodeBudget>();
   readonly idempotency: IdempotencyStore;
   /** Sends of accepted invokes still signing or broadcasting (a clean stop waits for them). */
   private readonly sending = new Set<Promise<void>>();
@@ -117,8 +119,8 @@ export class GatewayService {
       const to = contract.record.address!;
       // The node may answer reads in batches, one developer's reads apart from another's.
       const call = (block?: number) =>
-        this.chains.call(network, { to, data }, block, principal.developerId).catch((e: unknown) => {
-          const revert = decodeRevert(e, contract.iface);
+        this.chains.call(network, { to, data }, block, principal.developerId).catch(async (e: unknown) => {
+          const revert = await decodeRevert(e, contract.iface);
           if (revert && !(e instanceof AppError)) throw this.reverted(revert);
           throw e;
         });
@@ -131,7 +133,16 @@ export class GatewayService {
       } else {
         raw = await this.reads.cache.read(network, block, to, data, () => call(block));
       }
-      return { result: this.codec.decode(contract.record.id, contract.iface, abiMethod, raw), blockNumber: block };
+      // A value for static outputs and remembered answers (small), else a promise (see CallCodec.decode).
+      const decoded: unknown = this.codec.decode(contract.record.id, contract.iface, abiMethod, raw);
+      if (!(decoded instanceof Promise)) return { result: decoded, blockNumber: block };
+      const result: unknown = await decoded;
+      // The results of one request (a GraphQL operation's aliases) hold 100,000 elements in all, as one
+      // value may: docs/api.md "Hostile chain data".
+      let budget = this.decodeBudgets.get(session);
+      if (!budget) this.decodeBudgets.set(session, (budget = new DecodeBudget()));
+      if (!budget.take(result)) throw tooLarge(dataBytes(raw), budget.taken + elementsOf(result));
+      return { result, blockNumber: block };
     });
   }
 
@@ -181,8 +192,8 @@ export class GatewayService {
         await this.chains
           .provider(request.network)
           .call({ from: signer.address, to: request.to, data, value })
-          .catch((e: unknown) => {
-            throw this.sender.translate(e, request);
+          .catch(async (e: unknown) => {
+            throw await this.sender.translate(e, request);
           });
         const prepared = await this.sender.prepare(request);
         const record = {
@@ -289,7 +300,7 @@ export class GatewayService {
     return result;
   }
 
-  private reverted(revert: NonNullable<ReturnType<typeof decodeRevert>>): AppError {
+  private reverted(revert: DecodedRevert): AppError {
     return new AppError('EXECUTION_REVERTED', `Execution reverted: ${revert.reason}`, {
       reason: revert.reason,
       ...(revert.error ? { error: revert.error } : {}),

@@ -1,4 +1,5 @@
-import { GraphQLJSON, GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLJSON } from '../../kernel/json-scalar';
 import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'Result of a read call (eth_call).' })

@@ -20,7 +20,7 @@ const DEFAULT_SCOPES: ApiKeyScope[] = ['read', 'write'];
 /** Cached answers are re-read this often even without a notification, as a safety net. */
 const CACHE_TTL_MS = 60_000;
 /** How long a revocation waits for every instance to acknowledge it before answering anyway. */
-const REVOCATION_ACK_TIMEOUT_MS = 2000;
+export const REVOCATION_ACK_TIMEOUT_MS = 2000;
 /** lastUsedAt is written in batches at this pace (API.md §7 allows 60 s of lag). */
 const TOUCH_FLUSH_MS = 30_000;
 

@@ -156,6 +156,25 @@ export class RevocationChannel {
     };
   }
 
+  /**
+   * Tells every instance `payload` on REVOCATION_CHANNEL (each hands it to its `onRevoked`) and
+   * waits, `timeoutMs` at most, until every listening instance has acknowledged it. A logout uses
+   * it to end the subscriptions of its tokens everywhere before it answers.
+   */
+  async announce(db: Queryable, payload: string, timeoutMs: number): Promise<RevocationSettled> {
+    const acks = this.expect(payload);
+    try {
+      const [row] = (await db.query('SELECT pg_notify($1, $2), now() AS notified_at', [
+        REVOCATION_CHANNEL,
+        payload,
+      ])) as Array<{ notified_at: Date }>;
+      return await acks.settled(db, timeoutMs, row!.notified_at);
+    } catch (err) {
+      acks.cancel();
+      throw err;
+    }
+  }
+
   /** The instances whose LISTEN connection is open on this database and began by `since`. */
   private async listeningInstances(db: Queryable, since: Date): Promise<string[]> {
     const rows = (await db.query(

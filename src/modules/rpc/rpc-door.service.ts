@@ -227,12 +227,11 @@ export class RpcDoorService {
         answer = failure(id, -32602, 'non-array args');
       } else {
         method = raw.method.slice(0, 100);
-        answer = await this.call(
-          network,
-          { id, method, params: (raw.params as unknown[]) ?? [] },
-          principal,
-          restriction,
-        );
+        const call = { id, method, params: (raw.params as unknown[]) ?? [] };
+        answer =
+          socket && SUBSCRIPTION_METHODS.has(method)
+            ? await this.subscription(network, call, principal, restriction, socket)
+            : await this.call(network, call, principal, restriction);
       }
     }
     this.usage.record({

@@ -2,6 +2,7 @@ import { Interface, type InterfaceAbi } from 'ethers';
 import type { DataSource } from 'typeorm';
 import { isAppError } from '../../errors/app-error';
 import { checksum, isAddressLike } from '../../kernel/address';
+import { clientLimitKey } from '../../kernel/client-address';
 import { CHAIN_IDS, NETWORKS, type Network } from '../../kernel/network';
 import type { Logger } from '../../logger';
 import type { ChainReader } from '../explorer';
@@ -83,11 +84,12 @@ export class EtherscanApi {
     private readonly logger: Logger,
   ) {}
 
-  async answer(pathNetwork: string | null, params: Params): Promise<EtherscanAnswer> {
+  /** Answers one request; `clientAddress` is the caller's address (its compiles are counted by it). */
+  async answer(pathNetwork: string | null, params: Params, clientAddress?: string): Promise<EtherscanAnswer> {
     const network = etherscanNetwork(pathNetwork, params.chainid);
     if (!(NETWORKS as readonly string[]).includes(network)) return notOk(network);
     try {
-      return await this.dispatch(network as Network, params);
+      return await this.dispatch(network as Network, params, clientAddress && clientLimitKey(clientAddress));
     } catch (err) {
       if (err instanceof SubmissionRefused) return notOk(err.message);
       if (isAppError(err) && (err.code === 'UPSTREAM_RPC_ERROR' || err.code === 'NETWORK_UNAVAILABLE')) {
@@ -99,13 +101,13 @@ export class EtherscanApi {
     }
   }
 
-  private async dispatch(network: Network, p: Params): Promise<EtherscanAnswer> {
+  private async dispatch(network: Network, p: Params, client: string | undefined): Promise<EtherscanAnswer> {
     const action = p.action ?? '';
     switch (p.module) {
       case 'contract':
         switch (action) {
           case 'verifysourcecode':
-            return this.verifySourceCode(network, p);
+            return this.verifySourceCode(network, p, client);
           case 'checkverifystatus':
             return this.checkVerifyStatus(p.guid ?? '');
           case 'getsourcecode':
@@ -138,7 +140,7 @@ export class EtherscanApi {
     return notOk('Error! Missing Or invalid Module name / Action name');
   }
 
-  private async verifySourceCode(network: Network, p: Params): Promise<EtherscanAnswer> {
+  private async verifySourceCode(network: Network, p: Params, client: string | undefined): Promise<EtherscanAnswer> {
     const address = p.contractaddress ?? '';
     if (!isAddressLike(address)) return notOk('Invalid contractaddress format');
     const codeFormat = p.codeformat ?? 'solidity-single-file';
@@ -163,6 +165,7 @@ export class EtherscanApi {
       evmVersion: p.evmversion || undefined,
       constructorArguments: args,
       licenseType: p.licenseType,
+      client,
     });
     return ok(guid);
   }

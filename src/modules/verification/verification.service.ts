@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { Network } from '../../config';
+import { AppError } from '../../errors/app-error';
 import { checksum, isAddressLike } from '../../kernel/address';
 import type { Logger } from '../../logger';
 import type { PoolOutcome, SolidityCompiler } from '../contracts';
@@ -24,6 +25,8 @@ export interface VerificationRequest {
   /** Hex without 0x; checked against the creation transaction when that is known. */
   constructorArguments?: string;
   licenseType?: string;
+  /** Who asked (their client address key): one compile of theirs at a time, their turn in the lane. */
+  client?: string;
 }
 
 /** A verified contract as the explorer and the Etherscan API show it. */
@@ -346,7 +349,7 @@ export class VerificationService {
     }
     const prepared = prepareInput(request);
     if ('reason' in prepared) return prepared;
-    const compiled = await this.compile(prepared);
+    const compiled = await this.compile(prepared, request.client);
     if ('reason' in compiled) return compiled;
 
     const runtime = compareRuntime(code, compiled.deployedBytecode, compiled.immutableReferences);
@@ -384,7 +387,10 @@ export class VerificationService {
     };
   }
 
-  private async compile(prepared: PreparedInput): Promise<
+  private async compile(
+    prepared: PreparedInput,
+    client: string | undefined,
+  ): Promise<
     | {
         abi: unknown[];
         bytecode: string;
@@ -395,12 +401,18 @@ export class VerificationService {
   > {
     let outcome: PoolOutcome;
     try {
-      ({ outcome } = await this.compiler.compileStandardJson(prepared.standardJson, 'anonymous'));
-    } catch {
+      ({ outcome } = await this.compiler.compileStandardJson(prepared.standardJson, 'anonymous', client));
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'RATE_LIMITED') {
+        return { reason: 'a compile or verification of yours is already running; submit again once it ends' };
+      }
       return { reason: 'the compilers are busy; try again later' };
     }
     if (outcome.kind === 'timed-out') return { reason: 'compilation timed out' };
     if (outcome.kind === 'crashed') return { reason: 'the compiler crashed on this input' };
+    if (outcome.kind === 'preempted') {
+      return { reason: 'the compile was stopped so that other clients could compile; submit it again' };
+    }
     let output: SolcOutput;
     try {
       output = JSON.parse(outcome.output) as SolcOutput;

@@ -183,7 +183,7 @@ export class TransactionSender {
         value: req.value,
       });
     } catch (e) {
-      throw this.translate(e, req);
+      throw await this.translate(e, req);
     }
   }
 
@@ -205,14 +205,15 @@ export class TransactionSender {
   }
 
   /** Turns a node error into the domain error the caller should see. */
-  translate(e: unknown, req: Pick<SendRequest, 'network' | 'iface' | 'signer'>): unknown {
+  async translate(e: unknown, req: Pick<SendRequest, 'network' | 'iface' | 'signer'>): Promise<unknown> {
     if (e instanceof AppError) return e;
     if (isInsufficientFunds(e)) {
       return new AppError('INSUFFICIENT_FUNDS', `The wallet ${req.signer.address} cannot pay for this transaction`, {
         address: req.signer.address,
       });
     }
-    const revert = decodeRevert(e, req.iface);
+    // The bounded decoder (docs/api.md "Hostile chain data"): over its bounds → 422 RESULT_TOO_LARGE.
+    const revert = await decodeRevert(e, req.iface);
     if (revert) {
       return new AppError('EXECUTION_REVERTED', `Execution reverted: ${revert.reason}`, {
         reason: revert.reason,
@@ -238,8 +239,8 @@ export class TransactionSender {
     const [feeData, balance] = await Promise.all([
       this.currentFeeData(req.network),
       this.currentBalance(req.network, req.signer.address),
-    ]).catch((e: unknown) => {
-      throw this.translate(e, req);
+    ]).catch(async (e: unknown) => {
+      throw await this.translate(e, req);
     });
     const fees = applyFeePolicy(req.network, this.chains.feePolicy(req.network), feeData, req.minFees);
     const pricePerGas = fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice;
@@ -289,8 +290,8 @@ export class TransactionSender {
       [req.network, req.signer.address],
     )) as Array<{ last: string | null }>;
     const recorded = row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
-    const onChain = await provider.getTransactionCount(req.signer.address, 'pending').catch((e: unknown) => {
-      throw this.translate(e, req);
+    const onChain = await provider.getTransactionCount(req.signer.address, 'pending').catch(async (e: unknown) => {
+      throw await this.translate(e, req);
     });
     return Math.max(recorded, onChain);
   }
@@ -557,7 +558,7 @@ export class TransactionSender {
         /^0x[0-9a-f]*$/i.test(raw.revertReason) &&
         raw.revertReason !== '0x'
       ) {
-        return decodeRevertData(raw.revertReason, iface).reason;
+        return (await decodeRevertData(raw.revertReason, iface)).reason;
       }
       const tx = await provider.getTransaction(txHash);
       if (!tx) return undefined;
@@ -571,7 +572,7 @@ export class TransactionSender {
           blockTag: blockNumber,
         });
       } catch (e) {
-        return decodeRevert(e, iface)?.reason;
+        return (await decodeRevert(e, iface))?.reason;
       }
       return undefined;
     } catch (err) {

@@ -11,6 +11,8 @@ import type { ContractEventSource, WebhookService } from './webhooks.service';
 export interface DeliveryWorkerOptions {
   /** Deliveries one instance sends at once. */
   concurrency: number;
+  /** Deliveries of one developer (all their webhooks) one instance sends at once (docs/api.md, "Fairness"). */
+  perDeveloper: number;
   /** How often the outbox (and the contract events) are looked at. */
   pollMs: number;
   /** How long a claim holds a delivery; longer than an attempt can last, so that it never runs twice at once. */
@@ -27,7 +29,8 @@ export interface DeliveryWorkerOptions {
 }
 
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
-  concurrency: 16,
+  concurrency: 32,
+  perDeveloper: 4,
   pollMs: 500,
   leaseMs: DELIVERY_TIMEOUT_MS * 2,
   retryBaseMs: 5_000,
@@ -52,18 +55,23 @@ export function retryDelayMs(
 interface Claimed {
   id: string;
   webhook_id: string;
+  developer_id: string;
   body: string;
   attempts: number;
   url: string;
   secret_sealed: Buffer;
+  /** The secret a rotation replaced, while it still signs (24 h); null otherwise. */
+  previous_secret_sealed: Buffer | null;
 }
 
 /**
  * Sends the outbox. Each pass claims, for up to `concurrency` webhooks, the oldest pending delivery
  * of the webhook (only that one: a failing delivery holds the later ones), with a lease in
  * PostgreSQL that another instance cannot take until it expires; a crashed instance's leases
- * expire and the deliveries are sent again (at least once). It also fans contract events out into
- * the outbox, one webhook at a time under its row lock.
+ * expire and the deliveries are sent again (at least once). Claims go round-robin between
+ * developers, at most `perDeveloper` of one developer in flight here, so that one developer's slow
+ * or numerous receivers cannot hold the slots another developer's delivery needs. It also fans
+ * contract events out into the outbox, one webhook at a time under its row lock.
  */
 export class WebhookDeliveryWorker {
   private readonly options: DeliveryWorkerOptions;
@@ -71,6 +79,8 @@ export class WebhookDeliveryWorker {
   private running = false;
   private pass: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries in flight here, by developer. */
+  private readonly busy = new Map<string, number>();
   private abort = new AbortController();
   /** A wake-up came during a pass: run the next one at once. */
   private again = false;
@@ -168,36 +178,56 @@ export class WebhookDeliveryWorker {
     const room = this.options.concurrency - this.inFlight.size;
     if (room <= 0 || !this.running) return;
     const lease = randomUUID();
-    for (const delivery of await this.claim(room, lease, null)) {
+    for (const delivery of await this.claim(room, lease)) {
+      const developer = delivery.developer_id;
+      this.busy.set(developer, (this.busy.get(developer) ?? 0) + 1);
       const attempt: Promise<void> = this.attempt(delivery, lease)
         .catch((err: unknown) =>
           this.logger.error({ err, deliveryId: delivery.id, webhookId: delivery.webhook_id }, 'webhook attempt failed'),
         )
         .finally(() => {
           this.inFlight.delete(attempt);
-          // A slot is free: look for more at once rather than at the next tick.
-          if (this.running && !this.pass) this.schedule(0);
+          const left = (this.busy.get(developer) ?? 1) - 1;
+          if (left > 0) this.busy.set(developer, left);
+          else this.busy.delete(developer);
+          // A slot is free: the next pass gives it to whoever's turn it is, at once rather than at the next tick.
+          this.wake();
         });
       this.inFlight.add(attempt);
     }
   }
 
   /**
-   * Leases the oldest pending delivery of up to `room` webhooks (of `webhookId` alone when given)
-   * whose turn it is: due, not leased, and the webhook active.
+   * Leases the oldest pending delivery of up to `room` webhooks whose turn it is: due, not leased,
+   * the webhook active. Round-robin between developers: a developer's k-th delivery here (counting
+   * those already in flight) comes after every other developer's (k−1)-th, and none beyond
+   * `perDeveloper`. Rows another instance is claiming at the same moment are skipped (SKIP LOCKED),
+   * and the lease is checked again as the row is written, so no delivery is claimed twice.
    */
-  private async claim(room: number, lease: string, webhookId: string | null): Promise<Claimed[]> {
+  private async claim(room: number, lease: string): Promise<Claimed[]> {
+    const developers = [...this.busy.keys()];
+    const counts = developers.map((d) => this.busy.get(d)!);
     const claimed = (await this.ds.query(
-      `WITH next AS (
-         SELECT d.id FROM webhooks w
-         CROSS JOIN LATERAL (
-           SELECT id, next_attempt_at, lease_until FROM webhook_deliveries
-            WHERE webhook_id = w.id AND status = 'pending' ORDER BY seq LIMIT 1
-         ) d
-         WHERE w.status = 'active' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-           AND ($4::uuid IS NULL OR w.id = $4::uuid)
-         ORDER BY d.next_attempt_at
-         LIMIT $1
+      `WITH heads AS (
+         SELECT d.id, d.next_attempt_at, w.developer_id,
+                row_number() OVER (PARTITION BY w.developer_id ORDER BY d.next_attempt_at, d.id) AS turn
+           FROM webhooks w
+          CROSS JOIN LATERAL (
+            SELECT id, next_attempt_at, lease_until FROM webhook_deliveries
+             WHERE webhook_id = w.id AND status = 'pending' ORDER BY seq LIMIT 1
+          ) d
+          WHERE w.status = 'active' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+       ), ranked AS (
+         SELECT h.id, h.next_attempt_at, h.turn + coalesce(b.n, 0) AS rank
+           FROM heads h
+           LEFT JOIN unnest($4::uuid[], $5::int[]) AS b(developer_id, n) ON b.developer_id = h.developer_id
+          WHERE h.turn + coalesce(b.n, 0) <= $6
+       ), next AS (
+         SELECT u.id FROM webhook_deliveries u JOIN ranked r ON r.id = u.id
+          WHERE u.status = 'pending' AND (u.lease_until IS NULL OR u.lease_until < now())
+          ORDER BY r.rank, r.next_attempt_at, u.id
+          LIMIT $1
+          FOR UPDATE OF u SKIP LOCKED
        )
        UPDATE webhook_deliveries u
           SET lease_token = $2, lease_until = now() + $3 * interval '1 millisecond',
@@ -205,8 +235,9 @@ export class WebhookDeliveryWorker {
          FROM next, webhooks w
         WHERE u.id = next.id AND w.id = u.webhook_id AND u.status = 'pending'
           AND (u.lease_until IS NULL OR u.lease_until < now())
-       RETURNING u.id, u.webhook_id, u.body, u.attempts, w.url, w.secret_sealed`,
-      [room, lease, this.options.leaseMs, webhookId],
+       RETURNING u.id, u.webhook_id, w.developer_id, u.body, u.attempts, w.url, w.secret_sealed,
+                 CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_sealed END AS previous_secret_sealed`,
+      [room, lease, this.options.leaseMs, developers, counts, this.options.perDeveloper],
     )) as [Claimed[], number];
     return claimed[0];
   }
@@ -221,6 +252,16 @@ export class WebhookDeliveryWorker {
     } catch {
       // Counted as a failed attempt (and given up after the window) rather than retried unseen forever.
       this.logger.error({ deliveryId: d.id, webhookId: d.webhook_id }, 'webhook signing secret cannot be opened');
+    }
+    if (signature && d.previous_secret_sealed) {
+      // During a rotation's grace period the message is signed with both secrets, space-separated
+      // (Standard Webhooks): a receiver still holding the old one verifies it too.
+      try {
+        const previous = this.webhooks.previousSigningSecret(d.webhook_id, d.previous_secret_sealed);
+        signature = `${signature} ${new Webhook(previous).sign(d.id, sentAt, d.body)}`;
+      } catch {
+        this.logger.error({ deliveryId: d.id, webhookId: d.webhook_id }, 'previous webhook secret cannot be opened');
+      }
     }
     const headers = {
       'webhook-id': d.id,
@@ -237,38 +278,41 @@ export class WebhookDeliveryWorker {
       );
       return;
     }
+    // The webhook keeps its last attempt's outcome too (its list shows it), written with the delivery's.
+    const lastState = `UPDATE webhooks w SET last_attempt_at = now(), last_response_status = $3, last_error = $4
+                         FROM d WHERE w.id = d.webhook_id RETURNING d.status`;
     if (outcome.ok) {
       await this.ds.query(
-        `UPDATE webhook_deliveries
-            SET status = 'delivered', attempts = attempts + 1, last_response_status = $3, last_error = NULL,
-                lease_token = NULL, lease_until = NULL, finished_at = now()
-          WHERE id = $1 AND lease_token = $2`,
-        [d.id, lease, outcome.status],
+        `WITH d AS (
+           UPDATE webhook_deliveries
+              SET status = 'delivered', attempts = attempts + 1, last_response_status = $3, last_error = $4,
+                  lease_token = NULL, lease_until = NULL, finished_at = now()
+            WHERE id = $1 AND lease_token = $2
+            RETURNING webhook_id, status
+         ) ${lastState}`,
+        [d.id, lease, outcome.status, null],
       );
       this.logger.debug({ deliveryId: d.id, webhookId: d.webhook_id, status: outcome.status }, 'webhook delivered');
-      // The webhook's next message goes at once in this slot, not at the next pass (a burst of events drains fast).
-      if (!this.running) return;
-      const nextLease = randomUUID();
-      const [next] = await this.claim(1, nextLease, d.webhook_id);
-      if (next) return this.attempt(next, nextLease);
       return;
     }
     const delayMs = retryDelayMs(d.attempts + 1, this.options);
-    const [rows] = (await this.ds.query(
-      `UPDATE webhook_deliveries
-          SET attempts = attempts + 1, last_response_status = $3, last_error = $4,
-              lease_token = NULL, lease_until = NULL,
-              status = CASE WHEN status <> 'pending' THEN status
-                            WHEN now() - first_attempt_at >= $5 * interval '1 millisecond' THEN 'failed'
-                            ELSE 'pending' END,
-              next_attempt_at = now() + $6 * interval '1 millisecond',
-              finished_at = CASE WHEN status = 'pending' AND now() - first_attempt_at >= $5 * interval '1 millisecond'
-                                 THEN now() ELSE finished_at END
-        WHERE id = $1 AND lease_token = $2
-        RETURNING status`,
+    const rows = (await this.ds.query(
+      `WITH d AS (
+         UPDATE webhook_deliveries
+            SET attempts = attempts + 1, last_response_status = $3, last_error = $4,
+                lease_token = NULL, lease_until = NULL,
+                status = CASE WHEN status <> 'pending' THEN status
+                              WHEN now() - first_attempt_at >= $5 * interval '1 millisecond' THEN 'failed'
+                              ELSE 'pending' END,
+                next_attempt_at = now() + $6 * interval '1 millisecond',
+                finished_at = CASE WHEN status = 'pending' AND now() - first_attempt_at >= $5 * interval '1 millisecond'
+                                   THEN now() ELSE finished_at END
+          WHERE id = $1 AND lease_token = $2
+          RETURNING webhook_id, status
+       ) ${lastState}`,
       [d.id, lease, outcome.status, outcome.error, this.options.giveUpAfterMs, delayMs],
     )) as [Array<{ status: string }>, number];
-    const status = rows[0]?.status;
+    const status = rows[0][0]?.status;
     const fields = { deliveryId: d.id, webhookId: d.webhook_id, responseStatus: outcome.status, reason: outcome.error };
     if (status === 'failed') this.logger.warn(fields, 'webhook delivery failed for good after retrying for 24 h');
     else this.logger.info({ ...fields, retryInMs: delayMs }, 'webhook delivery attempt failed; retrying');

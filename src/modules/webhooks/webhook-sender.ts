@@ -22,8 +22,51 @@ export interface AttemptOutcome {
   ok: boolean;
   /** HTTP status of the answer; null when none came (refused, unreachable, timed out). */
   status: number | null;
-  /** Short reason of a failure, safe to store and show (no secrets, no body). */
+  /**
+   * Short reason of a failure, safe to store and show to the webhook's owner: no secret, and of the
+   * receiver's answer only its first characters, control characters removed (see describeAnswer).
+   */
   error: string | null;
+}
+
+/** Characters of a receiver's answer quoted in a failure's reason. */
+export const QUOTED_ANSWER_CHARS = 200;
+
+/**
+ * `status 500: <the answer's first characters>`: control characters (C0, C1, DEL) and the
+ * invisible format characters (bidi overrides, zero-width) become spaces, runs of spaces one, and
+ * the text is cut to QUOTED_ANSWER_CHARS, so a receiver cannot forge lines or hide text in a log
+ * or on a page.
+ */
+export function describeAnswer(status: number, head: Buffer): string {
+  const text = head
+    .toString('utf8')
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029\uFFFD]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const quoted = [...text].slice(0, QUOTED_ANSWER_CHARS).join('');
+  return quoted ? `status ${status}: ${quoted}` : `status ${status}`;
+}
+
+/** A failed connection, in words (Node's error codes of sockets and DNS). */
+export function describeConnectionError(code: string | undefined): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'connection reset by the receiver';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host does not resolve';
+    default:
+      return code && /^[A-Z_0-9]{1,40}$/.test(code) ? `connection failed (${code})` : 'connection failed';
+  }
 }
 
 /**
@@ -88,30 +131,34 @@ export async function postMessage(
       },
       (res) => {
         const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
         let read = 0;
-        const ended = () =>
-          finish({
-            ok: status >= 200 && status < 300,
-            status,
-            error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`,
-          });
+        // The first bytes of a failing answer are kept for its reason (4 bytes a character at most).
+        const head: Buffer[] = [];
+        let kept = 0;
+        const ended = () => finish({ ok, status, error: ok ? null : describeAnswer(status, Buffer.concat(head)) });
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
+          if (!ok && kept < QUOTED_ANSWER_CHARS * 4) {
+            const part = chunk.subarray(0, QUOTED_ANSWER_CHARS * 4 - kept);
+            head.push(part);
+            kept += part.length;
+          }
           if (read >= MAX_RESPONSE_BYTES) ended();
         });
         res.on('end', ended);
-        res.on('error', () => finish({ ok: false, status, error: 'the answer was cut' }));
+        res.on('error', () => finish({ ok: false, status, error: `status ${status}: the answer was cut` }));
       },
     );
     const timer = setTimeout(
-      () => finish({ ok: false, status: null, error: `no complete answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }),
+      () => finish({ ok: false, status: null, error: `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s` }),
       DELIVERY_TIMEOUT_MS,
     );
     const onAbort = () => finish({ ok: false, status: null, error: 'aborted: the service is stopping' });
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort);
     req.on('error', (err: NodeJS.ErrnoException) =>
-      finish({ ok: false, status: null, error: `connection failed (${err.code ?? 'error'})` }),
+      finish({ ok: false, status: null, error: describeConnectionError(err.code) }),
     );
     req.end(body);
   });

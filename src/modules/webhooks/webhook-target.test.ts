@@ -40,6 +40,33 @@ describe('refusedAddressReason', () => {
     expect(refusedAddressReason(address)).toBe(`${address} is a ${range} address`);
   });
 
+  it.each([
+    // IPv4-compatible (deprecated ::/96): WHATWG writes http://[::127.0.0.1]/ as [::7f00:1].
+    ['::7f00:1', 'outside global unicast (2000::/3)'],
+    ['::a00:1', 'outside global unicast (2000::/3)'],
+    ['::808:808', 'outside global unicast (2000::/3)'],
+    // Unnamed space outside 2000::/3 (ipaddr.js calls it unicast).
+    ['4000::1', 'outside global unicast (2000::/3)'],
+    ['e000::1', 'outside global unicast (2000::/3)'],
+    ['1::1', 'outside global unicast (2000::/3)'],
+  ])('refuses %s (%s)', (address, why) => {
+    expect(refusedAddressReason(address)).toBe(`${address} is ${why}`);
+  });
+
+  it.each([
+    // Special-purpose ranges inside 2000::/3, and wrappers of private IPv4.
+    ['2001:db8::1', 'reserved'],
+    ['2001::1', 'teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['2002:a00:1::1', '6to4'],
+    ['64:ff9b::a00:1', 'rfc6052'],
+    ['64:ff9b:1::1', 'rfc6052'],
+    ['::ffff:0:a00:1', 'rfc6145'],
+    ['100::1', 'discard'],
+  ])('refuses %s (%s) too', (address, range) => {
+    expect(refusedAddressReason(address)).toBe(`${address} is a ${range} address`);
+  });
+
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('accepts %s', (address) => {
     expect(refusedAddressReason(address)).toBeUndefined();
   });
@@ -54,6 +81,11 @@ describe('checkWebhookUrl in production (strict policy)', () => {
     'http://[fe80::1]/hook',
     'http://[fc00::1]/hook',
     'http://[::ffff:127.0.0.1]/hook',
+    'http://[::127.0.0.1]/hook',
+    'http://[::7f00:1]/hook',
+    'http://[::10.0.0.1]/hook',
+    'http://[64:ff9b::127.0.0.1]/hook',
+    'http://[2002:7f00:1::1]/hook',
     'http://0.0.0.0/hook',
     // WHATWG shorthands of 127.0.0.1 are normalised before the check.
     'http://2130706433/hook',
@@ -123,6 +155,15 @@ describe('postMessage', () => {
     }
   });
 
+  it('refuses at delivery a name that now resolves to an IPv4-compatible IPv6 address', async () => {
+    const rebound = pinnedResolver({ 'compat.example': ['::7f00:1'] });
+    expect(await postMessage('http://compat.example:9/h', '{}', {}, strict, undefined, rebound)).toEqual({
+      ok: false,
+      status: null,
+      error: 'host compat.example resolves to a refused address (::7f00:1 is outside global unicast (2000::/3))',
+    });
+  });
+
   it('does not follow redirects', async () => {
     const server = http.createServer((_req, res) => {
       res.writeHead(302, { location: 'http://169.254.169.254/' }).end();
@@ -133,7 +174,7 @@ describe('postMessage', () => {
       expect(await postMessage(`http://127.0.0.1:${port}/`, '{}', {}, open)).toEqual({
         ok: false,
         status: 302,
-        error: 'the receiver answered 302',
+        error: 'status 302',
       });
     } finally {
       await new Promise((r) => server.close(r));

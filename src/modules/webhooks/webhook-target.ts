@@ -16,11 +16,15 @@ export type Resolver = (host: string) => Promise<string[]>;
 export const systemResolver: Resolver = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/** IPv6 global unicast (RFC 4291 §2.4): the only IPv6 space a webhook may target in production. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 /**
  * Why `address` may not be a webhook target, or undefined when it is a public unicast address.
  * ipaddr.js names the range: anything but `unicast` (private, loopback, link-local, unique-local,
- * CGNAT, multicast, unspecified, broadcast, reserved, 6to4/Teredo/NAT64 wrappers...) is refused;
- * an IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+ * CGNAT, multicast, unspecified, broadcast, reserved, 6to4/Teredo/NAT64 wrappers...) is refused,
+ * and an IPv6 address outside 2000::/3 too; an IPv4-mapped IPv6 address is judged as the IPv4
+ * address it carries (docs/api.md, "Targets (SSRF)").
  */
 export function refusedAddressReason(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
@@ -29,7 +33,13 @@ export function refusedAddressReason(address: string): string | undefined {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
   const range = parsed.range();
-  return range === 'unicast' ? undefined : `${address} is a ${range} address`;
+  if (range !== 'unicast') return `${address} is a ${range} address`;
+  // ipaddr.js calls every IPv6 address it has no name for unicast, the IPv4-compatible ::a.b.c.d
+  // (what WHATWG makes of http://[::127.0.0.1]/) among them: only global unicast 2000::/3 is.
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) {
+    return `${address} is outside global unicast (2000::/3)`;
+  }
+  return undefined;
 }
 
 /** The URL's host as a bare name or address (IPv6 without brackets). */

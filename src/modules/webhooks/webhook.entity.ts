@@ -45,4 +45,21 @@ export class WebhookEntity {
 
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;
+
+  /** The webhook's last delivery attempt (any of its deliveries): when, the answer's status, the failure. */
+  @Column({ name: 'last_attempt_at', type: 'timestamptz', nullable: true })
+  lastAttemptAt!: Date | null;
+
+  @Column({ name: 'last_response_status', type: 'integer', nullable: true })
+  lastResponseStatus!: number | null;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+
+  /** The secret replaced by the last rotation, sealed like the current one; it still signs until previousSecretUntil. */
+  @Column({ name: 'previous_secret_sealed', type: 'bytea', nullable: true, select: false })
+  previousSecretSealed!: Buffer | null;
+
+  @Column({ name: 'previous_secret_until', type: 'timestamptz', nullable: true })
+  previousSecretUntil!: Date | null;
 }

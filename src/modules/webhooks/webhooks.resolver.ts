@@ -1,7 +1,15 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { WebhookService } from './webhooks.service';
-import { CreatedWebhook, CreateWebhookInput, WebhookDeliveryPage, WebhookInfo, WebhookList } from './webhooks.types';
+import {
+  CreatedWebhook,
+  CreateWebhookInput,
+  RotatedWebhookSecret,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookInfo,
+  WebhookList,
+} from './webhooks.types';
 
 @Resolver()
 export class WebhooksResolver {
@@ -45,5 +53,42 @@ export class WebhooksResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<WebhookDeliveryPage> {
     return this.service.deliveries(ctx.session, webhookId, limit, cursor);
+  }
+
+  @Mutation(() => WebhookDelivery, {
+    description:
+      'Queues a webhook.test message to a webhook of the caller, signed and sent like any other; answers the delivery ' +
+      '(follow it in webhookDeliveries).',
+  })
+  testWebhook(
+    @Arg('webhookId', () => ID, { description: 'Webhook id.' }) webhookId: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<WebhookDelivery> {
+    return this.service.test(ctx.session, webhookId);
+  }
+
+  @Mutation(() => WebhookDelivery, {
+    description:
+      'Sends a delivery of a webhook of the caller again: a delivered or failed one is queued anew (same message id ' +
+      'and body), a pending one is due at once.',
+  })
+  redeliverWebhookDelivery(
+    @Arg('webhookId', () => ID, { description: 'Webhook id.' }) webhookId: string,
+    @Arg('deliveryId', () => ID, { description: 'Delivery (message) id, from webhookDeliveries.' }) deliveryId: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<WebhookDelivery> {
+    return this.service.redeliver(ctx.session, webhookId, deliveryId);
+  }
+
+  @Mutation(() => RotatedWebhookSecret, {
+    description:
+      'Gives a webhook of the caller a new signing secret, shown in this answer only; the replaced one still signs ' +
+      'for 24 h (both signatures are sent).',
+  })
+  rotateWebhookSecret(
+    @Arg('webhookId', () => ID, { description: 'Webhook id.' }) webhookId: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<RotatedWebhookSecret> {
+    return this.service.rotateSecret(ctx.session, webhookId);
   }
 }

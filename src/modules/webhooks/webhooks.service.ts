@@ -15,6 +15,7 @@ import { checkWebhookUrl, systemResolver, type Resolver, type TargetPolicy } fro
 import type {
   CreateWebhookInput,
   CreatedWebhook,
+  RotatedWebhookSecret,
   WebhookDelivery,
   WebhookDeliveryPage,
   WebhookInfo,
@@ -43,14 +44,21 @@ export const MAX_WEBHOOKS = 20;
 /** Log index written with the head block at creation: every event of that block counts as before. */
 const END_OF_BLOCK = 2_147_483_647;
 
+/** How long a secret replaced by a rotation still signs (docs/api.md, "Test, redeliver, rotate"). */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
+
 interface WebhookRow {
   id: string;
+  developer_id: string;
   url: string;
   events: WebhookEventType[];
   contract_id: string | null;
   event: string | null;
   status: string;
   created_at: Date;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
 }
 
 const toInfo = (w: WebhookRow): WebhookInfo => ({
@@ -61,9 +69,42 @@ const toInfo = (w: WebhookRow): WebhookInfo => ({
   event: w.event,
   status: w.status,
   createdAt: w.created_at,
+  lastAttemptAt: w.last_attempt_at,
+  lastResponseStatus: w.last_response_status,
+  lastError: w.last_error,
 });
 
-const WEBHOOK_COLUMNS = 'id, url, events, contract_id, event, status, created_at';
+const WEBHOOK_COLUMNS =
+  'id, developer_id, url, events, contract_id, event, status, created_at, last_attempt_at, last_response_status, last_error';
+
+interface DeliveryRow {
+  id: string;
+  position: string;
+  type: string;
+  status: string;
+  attempts: number;
+  last_response_status: number | null;
+  last_error: string | null;
+  next_attempt_at: Date;
+  created_at: Date;
+}
+
+const DELIVERY_COLUMNS =
+  'id, seq::text AS position, type, status, attempts, last_response_status, last_error, next_attempt_at, created_at';
+
+const toDelivery = (d: DeliveryRow): WebhookDelivery => ({
+  id: d.id,
+  type: d.type,
+  status: d.status,
+  attempts: d.attempts,
+  lastResponseStatus: d.last_response_status,
+  lastError: d.last_error,
+  nextAttemptAt: d.status === 'pending' ? d.next_attempt_at : null,
+  createdAt: d.created_at,
+});
+
+/** What a delivery can carry: a subscribed event type, or the test message sent on request. */
+export type DeliveryType = WebhookEventType | 'webhook.test';
 
 export interface WebhookServiceOptions {
   /** The service's encryption key (WALLET_ENCRYPTION_KEY); webhook secrets are sealed under a key derived from it. */
@@ -75,7 +116,7 @@ export interface WebhookServiceOptions {
 /** One message to insert into the outbox. */
 export interface OutboxMessage {
   webhookId: string;
-  type: WebhookEventType;
+  type: DeliveryType;
   data: unknown;
 }
 
@@ -214,30 +255,13 @@ export class WebhookService {
       p.webhook === webhookId && typeof p.seq === 'string' && /^[1-9]\d{0,18}$/.test(p.seq) ? p.seq : undefined,
     );
     const rows = (await this.ds.query(
-      `SELECT id, seq::text AS position, type, status, attempts, last_response_status, next_attempt_at, created_at
+      `SELECT ${DELIVERY_COLUMNS}
          FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
         ORDER BY seq DESC LIMIT $3`,
       [webhookId, before ?? null, size + 1],
-    )) as Array<{
-      id: string;
-      position: string;
-      type: string;
-      status: string;
-      attempts: number;
-      last_response_status: number | null;
-      next_attempt_at: Date;
-      created_at: Date;
-    }>;
+    )) as DeliveryRow[];
     const page = rows.slice(0, size);
-    const items: WebhookDelivery[] = page.map((d) => ({
-      id: d.id,
-      type: d.type,
-      status: d.status,
-      attempts: d.attempts,
-      lastResponseStatus: d.last_response_status,
-      nextAttemptAt: d.status === 'pending' ? d.next_attempt_at : null,
-      createdAt: d.created_at,
-    }));
+    const items = page.map(toDelivery);
     const last = page[page.length - 1];
     return {
       items,
@@ -270,8 +294,8 @@ export class WebhookService {
    * Inserts messages into the outbox in `manager`'s transaction. The caller holds each webhook's row
    * lock (FOR NO KEY UPDATE) until commit, so a webhook's messages are numbered in commit order.
    */
-  async enqueue(manager: EntityManager, messages: OutboxMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  async enqueue(manager: EntityManager, messages: OutboxMessage[]): Promise<string[]> {
+    if (messages.length === 0) return [];
     const ids: string[] = [];
     const webhookIds: string[] = [];
     const types: string[] = [];
@@ -294,10 +318,131 @@ export class WebhookService {
         ORDER BY n`,
       [ids, webhookIds, types, bodies, times],
     );
+    return ids;
+  }
+
+  /**
+   * A webhook the caller may act on, locked (FOR NO KEY UPDATE) in `tx` until it ends: unknown → 404,
+   * another developer's → 403, deleted → 409 INVALID_STATE.
+   */
+  private async activeOwnWebhook(session: Session, tx: EntityManager, webhookId: string): Promise<WebhookRow> {
+    const [row] = isUuid(webhookId)
+      ? ((await tx.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 FOR NO KEY UPDATE`, [
+          webhookId,
+        ])) as WebhookRow[])
+      : [];
+    if (!row) throw new AppError('NOT_FOUND', 'No such webhook');
+    await session.webhookOwner({ developerId: row.developer_id });
+    if (row.status !== 'active') throw new AppError('INVALID_STATE', 'The webhook was deleted');
+    return row;
+  }
+
+  /**
+   * Queues a `webhook.test` message to the webhook: signed and sent like any other, in its turn
+   * after the webhook's pending deliveries, retried the same way.
+   */
+  async test(session: Session, webhookId: string): Promise<WebhookDelivery> {
+    const caller = await session.developer();
+    const delivery = await this.ds.transaction(async (tx) => {
+      const webhook = await this.activeOwnWebhook(session, tx, webhookId);
+      const [id] = await this.enqueue(tx, [
+        {
+          webhookId: webhook.id,
+          type: 'webhook.test',
+          data: { webhookId: webhook.id, message: 'A test message, sent on request from the developer portal.' },
+        },
+      ]);
+      const [row] = (await tx.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`, [
+        id,
+      ])) as DeliveryRow[];
+      return toDelivery(row!);
+    });
+    this.logger.info({ developerId: caller.id, webhookId, deliveryId: delivery.id }, 'webhook test message queued');
+    return delivery;
+  }
+
+  /**
+   * Queues a delivery again. A settled one (delivered or failed) becomes pending with its same id and
+   * body, at the end of the webhook's queue and with a new 24 h retry window; a pending one waiting
+   * for its next retry is due at once; one being sent right now is left as it is.
+   */
+  async redeliver(session: Session, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const caller = await session.developer();
+    const delivery = await this.ds.transaction(async (tx) => {
+      await this.activeOwnWebhook(session, tx, webhookId);
+      const [current] = isUuid(deliveryId)
+        ? ((await tx.query(`SELECT status FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2 FOR UPDATE`, [
+            deliveryId,
+            webhookId,
+          ])) as Array<{ status: string }>)
+        : [];
+      if (!current) throw new AppError('NOT_FOUND', 'No such delivery');
+      if (current.status === 'cancelled') {
+        throw new AppError('INVALID_STATE', 'A cancelled delivery cannot be sent again');
+      }
+      const [[row]] = (await tx.query(
+        current.status === 'pending'
+          ? `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, now())
+              WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`
+          : `UPDATE webhook_deliveries
+                SET status = 'pending', seq = nextval(pg_get_serial_sequence('webhook_deliveries', 'seq')),
+                    next_attempt_at = now(), first_attempt_at = NULL, finished_at = NULL,
+                    lease_token = NULL, lease_until = NULL
+              WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`,
+        [deliveryId],
+      )) as [DeliveryRow[], number];
+      return toDelivery(row!);
+    });
+    this.logger.info({ developerId: caller.id, webhookId, deliveryId }, 'webhook delivery queued again');
+    return delivery;
+  }
+
+  /**
+   * Gives the webhook a new signing secret, shown in this answer only. The replaced one keeps
+   * signing for 24 h (each message then carries both signatures); one replaced earlier stops at once.
+   */
+  async rotateSecret(session: Session, webhookId: string): Promise<RotatedWebhookSecret> {
+    const caller = await session.developer();
+    const secret = generateWebhookSecret();
+    const until = await this.ds.transaction(async (tx) => {
+      const webhook = await this.activeOwnWebhook(session, tx, webhookId);
+      const [{ secret_sealed: sealed }] = (await tx.query(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [
+        webhook.id,
+      ])) as [{ secret_sealed: Buffer }];
+      let previous: Buffer | null = null;
+      try {
+        previous = sealWebhookSecret(
+          openWebhookSecret(sealed, webhook.id, this.sealingKey),
+          previousSecretLabel(webhook.id),
+          this.sealingKey,
+        );
+      } catch {
+        // A secret that no longer opens (WALLET_ENCRYPTION_KEY changed) signs nothing: the new one replaces it alone.
+        this.logger.warn({ webhookId }, 'the replaced webhook secret cannot be opened; it is not kept');
+      }
+      const [[row]] = (await tx.query(
+        `UPDATE webhooks SET secret_sealed = $2, previous_secret_sealed = $3,
+                previous_secret_until = CASE WHEN $3::bytea IS NULL THEN NULL
+                                             ELSE now() + $4 * interval '1 millisecond' END
+          WHERE id = $1 RETURNING previous_secret_until`,
+        [webhook.id, sealWebhookSecret(secret, webhook.id, this.sealingKey), previous, PREVIOUS_SECRET_GRACE_MS],
+      )) as [Array<{ previous_secret_until: Date | null }>, number];
+      return row!.previous_secret_until ?? new Date();
+    });
+    this.logger.info({ developerId: caller.id, webhookId }, 'webhook secret rotated');
+    return { webhookId, secret, previousSecretExpiresAt: until };
   }
 
   /** The signing secret of a webhook, opened for the moment of signing. */
   signingSecret(webhookId: string, sealed: Buffer): string {
     return openWebhookSecret(sealed, webhookId, this.sealingKey);
   }
+
+  /** The secret a rotation replaced, opened for the moment of signing during its grace period. */
+  previousSigningSecret(webhookId: string, sealed: Buffer): string {
+    return openWebhookSecret(sealed, previousSecretLabel(webhookId), this.sealingKey);
+  }
 }
+
+/** Associated data of a replaced secret: the current and the previous blob cannot stand in for each other. */
+const previousSecretLabel = (webhookId: string) => `${webhookId}/previous`;

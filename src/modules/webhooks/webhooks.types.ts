@@ -59,6 +59,26 @@ export class WebhookInfo {
 
   @Field({ description: 'When the webhook was created.' })
   createdAt!: Date;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When any of its deliveries was last attempted; null before the first attempt (left out over REST).',
+  })
+  lastAttemptAt!: Date | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'HTTP status of the last attempt’s answer; null when none came or none was made (left out over REST).',
+  })
+  lastResponseStatus!: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why the last attempt failed ("connection refused", "timeout after 10 s", "status 500: <the answer’s first ' +
+      '200 characters>"); null after a success or before any attempt (left out over REST).',
+  })
+  lastError!: string | null;
 }
 
 @ObjectType({ description: 'A new webhook: the only time its signing secret is shown.' })
@@ -80,7 +100,7 @@ export class WebhookDelivery {
   @Field(() => ID, { description: 'Message id (the Webhook-Id header and the message’s id).' })
   id!: string;
 
-  @Field({ description: 'contract.event or transaction.status.' })
+  @Field({ description: 'contract.event, transaction.status, or webhook.test (sent on request).' })
   type!: string;
 
   @Field({ description: 'pending, delivered, failed (retries exhausted) or cancelled (webhook deleted).' })
@@ -91,6 +111,14 @@ export class WebhookDelivery {
 
   @Field(() => Int, { nullable: true, description: 'HTTP status of the last answer; null when none came.' })
   lastResponseStatus!: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why the last attempt failed ("connection refused", "timeout after 10 s", "status 500: <the answer’s first ' +
+      '200 characters>"); null once delivered or before any attempt (left out over REST).',
+  })
+  lastError!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the next attempt is due; null once settled.' })
   nextAttemptAt!: Date | null;
@@ -106,4 +134,22 @@ export class WebhookDeliveryPage {
 
   @Field(() => String, { nullable: true, description: 'Cursor of the next page; null at the end.' })
   nextCursor!: string | null;
+}
+
+@ObjectType({ description: 'A webhook’s new signing secret: the only time it is shown.' })
+export class RotatedWebhookSecret {
+  @Field(() => ID, { description: 'Webhook id.' })
+  webhookId!: string;
+
+  @Field({
+    description: 'New signing secret (whsec_...), Standard Webhooks format. Store it now: it is never shown again.',
+  })
+  secret!: string;
+
+  @Field({
+    description:
+      'Until when the replaced secret still signs too (24 h): messages carry both signatures, space-separated, in ' +
+      'Webhook-Signature.',
+  })
+  previousSecretExpiresAt!: Date;
 }

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_SOURCE_BYTES, type SortedSources, sourceHashOf, validateCom
 import type { CompileInput, CompileResult, CompilerInfo } from './compiler.types';
 import { APPROVED_LIBRARY, collectSources } from './import-policy';
 import { LRUCache } from 'lru-cache';
+import { abiExcess, tooComplex } from '../abi-limits';
 import {
   compilationFailed,
   type InterpretedOutput,
@@ -53,6 +54,15 @@ export interface SolidityCompilerOptions {
   maxSourceBytes?: number;
   /** Compile outcomes remembered, least recently used first out (default 200; 0 disables). */
   cacheEntries?: number;
+  /** Worker threads of the anonymous lane (default 2; the second starts only when the first is busy). */
+  anonymousWorkers?: number;
+  /**
+   * Fairness between clients (docs/api.md, "Compile"): a compile that has run this long is stopped
+   * (503, Retry-After) when another client's compile has waited `patienceMs` for a worker (default 2 s).
+   */
+  minSliceMs?: number;
+  /** How long a waiting compile lets running ones finish before one is stopped for it (default 1 s). */
+  patienceMs?: number;
   /** Compiles allowed to wait for a busy worker before 503 SERVICE_UNAVAILABLE (default 50). */
   maxQueued?: number;
   /** Developers' successful outputs kept on disk across restarts (COMPILE_CACHE_DIR); none when absent. */
@@ -74,6 +84,7 @@ export interface SolidityCompilerStats extends SolcWorkerPoolStats {
  * (and deployments) have their own, so an anonymous pathological source never holds them up.
  */
 export type CompileLane = 'anonymous' | 'developer';
+export const COMPILE_LANES: readonly CompileLane[] = ['developer', 'anonymous'];
 
 /** A remembered outcome: a success, or a failure that the same input would reproduce. */
 type CachedCompile =
@@ -99,8 +110,8 @@ export class SolidityCompiler {
   /** Sources (by shape) that ran out of time or memory, and in which lane. */
   private readonly exhausted: LRUCache<string, { lane: CompileLane; error: CachedCompile }>;
   private exhaustedHits = 0;
-  /** The last compile of each developer, for their next one to wait on. */
-  private readonly callerTails = new Map<string, Promise<void>>();
+  /** The compile each client has queued or running (a client has at most one), with when it began. */
+  private readonly clientCompiles = new Map<string, { since: number; timeoutMs: number }>();
   /** Identical compiles running now share one worker run. */
   private readonly inFlight = new Map<string, Promise<CachedCompile>>();
   private readonly maxSourceBytes: number;
@@ -113,17 +124,22 @@ export class SolidityCompiler {
 
   constructor(opts: SolidityCompilerOptions = {}) {
     const workers = opts.workers ?? Math.max(2, Math.min(4, availableParallelism() - 1));
+    const fairness = {
+      minSliceMs: opts.minSliceMs ?? 2_000,
+      patienceMs: opts.patienceMs ?? 1_000,
+      strikeMs: opts.exhaustedMemoryMs ?? 15 * 60_000,
+      maxQueued: opts.maxQueued ?? 50,
+      logger: opts.logger,
+    };
     this.pool = new SolcWorkerPool({
+      ...fairness,
       size: Math.max(1, Math.floor(workers)),
       timeoutMs: opts.timeoutMs ?? 20_000,
-      maxQueued: opts.maxQueued ?? 50,
-      logger: opts.logger,
     });
     this.anonymousPool = new SolcWorkerPool({
-      size: 1,
+      ...fairness,
+      size: Math.max(1, Math.floor(opts.anonymousWorkers ?? 2)),
       timeoutMs: opts.anonymousTimeoutMs ?? 5_000,
-      maxQueued: opts.maxQueued ?? 50,
-      logger: opts.logger,
     });
     this.exhausted = new LRUCache({ max: 1000, ttl: opts.exhaustedMemoryMs ?? 15 * 60_000 });
     this.cache = new LRUCache({ max: Math.max(1, opts.cacheEntries ?? 200) });
@@ -140,10 +156,16 @@ export class SolidityCompiler {
       compilesDispatched: a.compilesDispatched + b.compilesDispatched,
       crashes: a.crashes + b.crashes,
       timeouts: a.timeouts + b.timeouts,
+      preemptions: a.preemptions + b.preemptions,
       cacheHits: this.cacheHits,
       storeHits: this.storeHits,
       exhaustedHits: this.exhaustedHits,
     };
+  }
+
+  /** Compiles running and waiting for a worker in `lane` now (tests, metrics). */
+  loadOf(lane: CompileLane): { running: number; waiting: number } {
+    return this.poolOf(lane).load;
   }
 
   /** The compiler settings results carry. */
@@ -155,35 +177,25 @@ export class SolidityCompiler {
     };
   }
 
-  /** Starts a worker now instead of on the first compile (soljson takes ~1 s to load). */
-  warmUp(): Promise<void> {
-    return this.pool.warmUp();
+  /** Starts a worker of `lane` now instead of on the first compile (soljson takes ~1 s to load). */
+  warmUp(lane: CompileLane = 'developer'): Promise<void> {
+    return this.poolOf(lane).warmUp();
   }
 
-  /** Compiles `input.sources`; returns every deployable contract of them, or only `input.contractName`. */
   /**
-   * Compiles in `lane`. With `caller` (a developer id), that caller's compiles run one after the
-   * other, so one developer never holds more than one worker of the developers' lane.
+   * Compiles `input.sources` in `lane`; returns every deployable contract of them, or only
+   * `input.contractName`. `client` (an address key of src/kernel/client-address.ts for anonymous
+   * callers, a developer id otherwise) has at most one compile queued or running: while it has one,
+   * another that is not in the memory caches is refused with 429 RATE_LIMITED and Retry-After (a
+   * compile identical to one running shares it and is not refused). The lanes'
+   * workers serve clients fairly (SolcWorkerPool, docs/api.md "Compile"). Any job of a client
+   * (a verification, say) goes through the same call.
    */
-  compile(input: CompileInput, lane: CompileLane = 'developer', caller?: string): Promise<CompileResult> {
-    if (caller === undefined) return this.compileNow(input, lane);
-    const previous = this.callerTails.get(caller) ?? Promise.resolve();
-    const mine = previous.then(
-      () => this.compileNow(input, lane),
-      () => this.compileNow(input, lane),
-    );
-    const tail = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.callerTails.set(caller, tail);
-    void tail.then(() => {
-      if (this.callerTails.get(caller) === tail) this.callerTails.delete(caller);
-    });
-    return mine;
+  compile(input: CompileInput, lane: CompileLane = 'developer', client?: string): Promise<CompileResult> {
+    return this.compileNow(input, lane, client);
   }
 
-  private async compileNow(input: CompileInput, lane: CompileLane): Promise<CompileResult> {
+  private async compileNow(input: CompileInput, lane: CompileLane, client: string | undefined): Promise<CompileResult> {
     const valid = validateCompileInput(input, this.maxSourceBytes);
     const key = this.cacheKeyOf(valid.sources);
     const shape = sourceShapeKey(valid.sources);
@@ -199,7 +211,13 @@ export class SolidityCompiler {
       const flightKey = `${lane}:${key}`;
       let running = this.inFlight.get(flightKey);
       if (!running) {
-        running = this.compileUncached(valid.sources, key, lane, shape).finally(() => this.inFlight.delete(flightKey));
+        // Taken before anything is awaited: a refusal then concerns this caller alone, never one
+        // that joined this compile meanwhile.
+        const release = this.claimFor(client, lane);
+        running = this.compileUncached(valid.sources, key, lane, shape, client).finally(() => {
+          this.inFlight.delete(flightKey);
+          release();
+        });
         this.inFlight.set(flightKey, running);
       }
       entry = await running;
@@ -218,16 +236,55 @@ export class SolidityCompiler {
 
   /**
    * Runs a caller's own standard-JSON input as it is (verification, docs/api.md "Verification")
-   * in `lane`, with that lane's time and memory bounds; nothing is cached. Imports the input does
-   * not carry are refused. Resolves with solc's raw output and its long version.
+   * in `lane`, with that lane's time and memory bounds, as `client` (one compile of theirs at a
+   * time: 429 RATE_LIMITED otherwise); nothing is cached. Imports the input does not carry are
+   * refused. Resolves with solc's raw output and its long version.
    */
   async compileStandardJson(
     standardJson: string,
     lane: CompileLane,
+    client?: string,
   ): Promise<{ outcome: PoolOutcome; version: string | undefined }> {
-    const pool = lane === 'anonymous' ? this.anonymousPool : this.pool;
-    const outcome = await pool.run(standardJson);
-    return { outcome, version: pool.version };
+    // The same one slot per client as compile(), and the pool's per-client turns.
+    const release = this.claimFor(client, lane);
+    try {
+      const pool = this.poolOf(lane);
+      const outcome = await pool.run(standardJson, client);
+      return { outcome, version: pool.version };
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Takes `client`'s one compile slot (the lane's key space is the client's: anonymous callers are
+   * address keys, developers ids); 429 RATE_LIMITED with Retry-After (seconds until that compile
+   * reaches its time limit at the latest) when the client already has a compile queued or running.
+   * Returns the release.
+   */
+  private claimFor(client: string | undefined, lane: CompileLane): () => void {
+    if (client === undefined) return () => undefined;
+    const slotKey = `${lane}:${client}`;
+    const now = Date.now();
+    const held = this.clientCompiles.get(slotKey);
+    if (held) {
+      const seconds = Math.max(1, Math.ceil((held.since + held.timeoutMs - now) / 1000));
+      throw new AppError(
+        'RATE_LIMITED',
+        `A compile of yours is already queued or running; one at a time (retry in ${seconds} s)`,
+        { retryAfterSeconds: seconds },
+        { 'Retry-After': String(seconds) },
+      );
+    }
+    const mine = { since: now, timeoutMs: this.poolOf(lane).timeoutMs };
+    this.clientCompiles.set(slotKey, mine);
+    return () => {
+      if (this.clientCompiles.get(slotKey) === mine) this.clientCompiles.delete(slotKey);
+    };
+  }
+
+  private poolOf(lane: CompileLane): SolcWorkerPool {
+    return lane === 'anonymous' ? this.anonymousPool : this.pool;
   }
 
   /** Terminates the workers; later compiles fail with 503 SERVICE_UNAVAILABLE. */
@@ -246,12 +303,17 @@ export class SolidityCompiler {
     key: string,
     lane: CompileLane,
     shape: string,
+    client: string | undefined,
   ): Promise<CachedCompile> {
     const stored = await this.store?.get(key);
     if (stored) {
       this.storeHits += 1;
       this.storedVersion ??= stored.version;
-      const entry: CachedCompile = { ok: true, output: stored.output };
+      // Outputs stored before the ABI limits existed are held to them as well.
+      const excess = stored.output.contracts.map((c) => [c.name, abiExcess(c.abi)] as const).find(([, e]) => e);
+      const entry: CachedCompile = excess
+        ? this.failure(tooComplex(excess[0], excess[1]!))
+        : { ok: true, output: stored.output };
       this.cache.set(key, entry);
       return entry;
     }
@@ -268,7 +330,7 @@ export class SolidityCompiler {
       },
     });
     const started = Date.now();
-    const outcome = await (lane === 'anonymous' ? this.anonymousPool : this.pool).run(standardJson);
+    const outcome = await this.poolOf(lane).run(standardJson, client);
     this.logger?.debug(
       { ms: Date.now() - started, kind: outcome.kind, files: sources.length },
       'solc compile finished',
@@ -276,6 +338,16 @@ export class SolidityCompiler {
 
     let entry: CachedCompile;
     let cacheable = true;
+    if (outcome.kind === 'preempted') {
+      // Stopped for another client's compile: it says nothing about the source; not remembered.
+      const seconds = Math.round(outcome.ranMs / 100) / 10;
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `The compiler is busy: this compile was stopped after ${seconds} s so that other callers could compile; try again shortly`,
+        undefined,
+        { 'Retry-After': '5' },
+      );
+    }
     if (outcome.kind === 'timed-out') {
       const seconds = Math.round(outcome.timeoutMs / 100) / 10;
       entry = this.failure(compilationFailed([serviceDiagnostic(`compilation timed out after ${seconds} s`)]));
@@ -300,7 +372,8 @@ export class SolidityCompiler {
           ),
         };
       } catch (e) {
-        if (!(e instanceof AppError) || e.code !== 'COMPILATION_FAILED') throw e;
+        // An ABI over the limits is as reproducible as solc's own errors: cached like them.
+        if (!(e instanceof AppError) || (e.code !== 'COMPILATION_FAILED' && e.code !== 'CONTRACT_TOO_COMPLEX')) throw e;
         entry = this.failure(e);
       }
       if (outOfMemory) this.exhausted.set(shape, { lane, error: entry });

@@ -1,4 +1,5 @@
 import { AppError } from '../../../errors/app-error';
+import { assertAbiWithinLimits } from '../abi-limits';
 import type { CompileDiagnostic, CompiledContract } from './compiler.types';
 import { APPROVED_LIBRARY } from './import-policy';
 
@@ -83,7 +84,8 @@ function notDeployableReason(out: SolcContract): string | null {
 
 /**
  * Turns solc's output into the service's shape, or throws: IMPORT_NOT_ALLOWED when solc asked for
- * a file that was not supplied, COMPILATION_FAILED when solc reported errors. `contracts` holds the
+ * a file that was not supplied, COMPILATION_FAILED when solc reported errors, CONTRACT_TOO_COMPLEX
+ * when a deployable contract's ABI is over the limits of abi-limits.ts. `contracts` holds the
  * deployable contracts of the submitted files, by file name then contract name.
  */
 export function interpretOutput(
@@ -118,6 +120,8 @@ export function interpretOutput(
         skipped.push({ name, sourceFile: file, reason });
         continue;
       }
+      // Bounded before anything keeps or documents it: 422 CONTRACT_TOO_COMPLEX (docs/api.md, "Contracts").
+      assertAbiWithinLimits(name, out.abi ?? []);
       contracts.push({
         name,
         sourceFile: file,

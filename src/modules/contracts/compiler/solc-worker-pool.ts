@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../../errors/app-error';
@@ -15,7 +16,9 @@ export type PoolOutcome =
       internalError: boolean;
     }
   | { kind: 'crashed'; reason: string }
-  | { kind: 'timed-out'; timeoutMs: number };
+  | { kind: 'timed-out'; timeoutMs: number }
+  /** Stopped after `ranMs` so that another client's waiting compile could run (see `minSliceMs`). */
+  | { kind: 'preempted'; ranMs: number };
 
 export interface SolcWorkerPoolOptions {
   /** Worker threads, each holding its own soljson (~100-300 MB once warm). */
@@ -26,6 +29,19 @@ export interface SolcWorkerPoolOptions {
   maxQueued: number;
   /** Bound of solc's wasm memory per worker (default MAX_WORKER_HEAP_BYTES). */
   maxHeapBytes?: number;
+  /**
+   * Fairness between clients (docs/api.md, "Compile"): a compile of a client that has run this long
+   * may be stopped (outcome `preempted`) when another client's compile has waited `patienceMs` for
+   * a worker. Undefined: never preempted.
+   */
+  minSliceMs?: number;
+  /** How long a waiting compile lets running ones finish before one is stopped for it (default 1 s). */
+  patienceMs?: number;
+  /**
+   * How long a client whose compile timed out, crashed or was stopped is served after the others
+   * (default 10 min): its compiles wait behind any other client's and are stopped first.
+   */
+  strikeMs?: number;
   logger?: Logger;
 }
 
@@ -36,6 +52,8 @@ export interface SolcWorkerPoolStats {
   compilesDispatched: number;
   crashes: number;
   timeouts: number;
+  /** Compiles stopped so that another client's could run. */
+  preemptions: number;
 }
 
 /** Bound of solc's wasm memory per worker: growth past it fails the compile as a crash (SECURITY.md). */
@@ -45,9 +63,15 @@ const RETIRE_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 /** V8 heap bound per worker (solc's wasm memory is outside it); exceeding it ends the worker, seen as a crash. */
 export const WORKER_OLD_GENERATION_MB = 256;
 
+/** Clients remembered as having exhausted or been stopped (a bound on the strike memory). */
+const MAX_STRUCK_CLIENTS = 10_000;
+
 interface Job {
   id: number;
   input: string;
+  /** Whose compile it is (an address key or a developer); undefined for the service's own. */
+  client?: string;
+  queuedAt: number;
   settle(outcome: PoolOutcome): void;
   fail(error: AppError): void;
 }
@@ -56,6 +80,8 @@ interface PoolSlot {
   worker: Worker;
   state: 'starting' | 'idle' | 'busy';
   job?: Job;
+  /** When the running job was dispatched. */
+  startedAt?: number;
   timer?: NodeJS.Timeout;
   /** Settles when soljson is loaded (rejects if the worker dies first); always has a catch attached. */
   ready: Promise<void>;
@@ -83,15 +109,31 @@ export class SolcWorkerPool {
   private nextJobId = 1;
   private closed = false;
   private solcVersion: string | undefined;
+  /** Clients whose last compile timed out, crashed or was stopped: served after the others for a while. */
+  private readonly struck: LRUCache<string, true>;
+  private preemptTimer?: NodeJS.Timeout;
   private readonly counters: SolcWorkerPoolStats = {
     workersStarted: 0,
     workersReplaced: 0,
     compilesDispatched: 0,
     crashes: 0,
     timeouts: 0,
+    preemptions: 0,
   };
 
-  constructor(private readonly opts: SolcWorkerPoolOptions) {}
+  constructor(private readonly opts: SolcWorkerPoolOptions) {
+    this.struck = new LRUCache({ max: MAX_STRUCK_CLIENTS, ttl: opts.strikeMs ?? 10 * 60_000 });
+  }
+
+  /** Compiles running and waiting for a worker now. */
+  get load(): { running: number; waiting: number } {
+    return { running: [...this.slots].filter((s) => s.job).length, waiting: this.queue.length };
+  }
+
+  /** The time limit of one compile. */
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
 
   get stats(): SolcWorkerPoolStats {
     return { ...this.counters };
@@ -102,8 +144,11 @@ export class SolcWorkerPool {
     return this.solcVersion;
   }
 
-  /** Runs one standard-JSON compile on the next free worker. */
-  run(input: string): Promise<PoolOutcome> {
+  /**
+   * Runs one standard-JSON compile on the next free worker; `client` (an address key or developer)
+   * takes part in the fairness between clients (`minSliceMs`).
+   */
+  run(input: string, client?: string): Promise<PoolOutcome> {
     if (this.closed) return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The compiler is shut down'));
     if (this.queue.length >= this.opts.maxQueued) {
       return Promise.reject(
@@ -116,7 +161,7 @@ export class SolcWorkerPool {
       );
     }
     return new Promise<PoolOutcome>((resolve, reject) => {
-      this.queue.push({ id: this.nextJobId++, input, settle: resolve, fail: reject });
+      this.queue.push({ id: this.nextJobId++, input, client, queuedAt: Date.now(), settle: resolve, fail: reject });
       this.pump();
     });
   }
@@ -133,6 +178,7 @@ export class SolcWorkerPool {
   /** Terminates every worker; waiting and running compiles fail with SERVICE_UNAVAILABLE. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.preemptTimer);
     const shutDown = new AppError('SERVICE_UNAVAILABLE', 'The compiler is shutting down');
     for (const job of this.queue.splice(0)) job.fail(shutDown);
     const terminations: Array<Promise<number>> = [];
@@ -143,17 +189,103 @@ export class SolcWorkerPool {
     await Promise.all(terminations);
   }
 
-  /** Gives waiting jobs to idle workers and starts workers (up to `size`) for the rest. */
+  /**
+   * Gives waiting jobs to idle workers (at most `size` compile at once), starts workers (up to
+   * `size`) for the rest, lets a spare worker go once nothing waits, then sees to fairness.
+   */
   private pump(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
-      if (this.queue.length === 0) break;
-      if (slot.state === 'idle') this.dispatch(slot, this.queue.shift()!);
+      if (this.queue.length === 0 || this.busy() >= this.opts.size) break;
+      if (slot.state === 'idle') this.dispatch(slot, this.takeNext());
     }
-    const starting = () => [...this.slots].filter((s) => s.state === 'starting').length;
-    while (this.queue.length > starting() && this.slots.size < this.opts.size) {
+    while (this.queue.length > this.starting() && this.slots.size < this.opts.size) {
       if (!this.spawn()) break;
     }
+    if (this.queue.length === 0 && this.slots.size > this.opts.size) {
+      const spare = [...this.slots].find((s) => s.state === 'idle');
+      if (spare) void this.discard(spare);
+    }
+    this.reviewPreemption();
+  }
+
+  private busy(): number {
+    return [...this.slots].filter((s) => s.state === 'busy').length;
+  }
+
+  private starting(): number {
+    return [...this.slots].filter((s) => s.state === 'starting').length;
+  }
+
+  /** A job of a struck client: it waits behind the others and is stopped first. */
+  private isStruck(job: Job): boolean {
+    return job.client !== undefined && this.struck.has(job.client);
+  }
+
+  private strike(job: Job | undefined): void {
+    if (job?.client !== undefined) this.struck.set(job.client, true);
+  }
+
+  /**
+   * The next job to run: jobs of clients in good standing before struck ones; among them the
+   * oldest, unless the oldest has waited longer than `patienceMs` (the lane is overloaded): then the
+   * newest, so that a compile arriving behind a crowd of pathological ones is served at the next
+   * free worker instead of after all of them (adaptive LIFO). Struck jobs run oldest first.
+   */
+  private takeNext(): Job {
+    const good = this.queue.filter((j) => !this.isStruck(j));
+    let chosen = this.queue[0]!;
+    if (good.length > 0) {
+      const overloaded = Date.now() - good[0]!.queuedAt > (this.opts.patienceMs ?? 1_000);
+      chosen = overloaded ? good[good.length - 1]! : good[0]!;
+    }
+    this.queue.splice(this.queue.indexOf(chosen), 1);
+    return chosen;
+  }
+
+  /**
+   * Fairness between clients: while a client's compile (in good standing) waits for a worker and no
+   * worker is starting for it, one running compile of another client is stopped once the waiter
+   * has waited `patienceMs`: a struck client's at once, else the one running longest once it has
+   * run `minSliceMs`. Its worker is replaced and the waiter takes it when soljson has loaded. So an
+   * honest compile waits at most about patience + slice + a worker's start behind any number of
+   * struck clients' sources (docs/api.md, "Compile" gives the worst case).
+   */
+  private reviewPreemption(): void {
+    clearTimeout(this.preemptTimer);
+    this.preemptTimer = undefined;
+    const slice = this.opts.minSliceMs;
+    if (this.closed || slice === undefined) return;
+    const waiters = this.queue.filter((j) => j.client !== undefined && !this.isStruck(j));
+    // Workers idle or starting take that many waiters without stopping anyone.
+    if (waiters.length <= Math.max(0, this.opts.size - this.busy())) return;
+    // One spare worker beyond `size` loads soljson meanwhile, so that the waiter runs the moment a
+    // compile is stopped instead of a worker's start (about 1 s) later.
+    if (this.slots.size < this.opts.size + 1) this.spawn();
+    const oldestWait = Math.min(...waiters.map((j) => j.queuedAt));
+    let victim: PoolSlot | undefined;
+    let victimDue = Infinity;
+    for (const slot of this.slots) {
+      const job = slot.job;
+      if (slot.state !== 'busy' || !job || slot.startedAt === undefined) continue;
+      const due = this.isStruck(job) ? slot.startedAt : slot.startedAt + slice;
+      if (due < victimDue) [victim, victimDue] = [slot, due];
+    }
+    if (!victim) return;
+    const now = Date.now();
+    const at = Math.max(victimDue, oldestWait + (this.opts.patienceMs ?? 1_000));
+    if (at > now) {
+      this.preemptTimer = setTimeout(() => this.reviewPreemption(), at - now);
+      this.preemptTimer.unref();
+      return;
+    }
+    const ranMs = now - (victim.startedAt ?? now);
+    const job = this.finishJob(victim);
+    this.counters.preemptions += 1;
+    this.strike(job);
+    this.opts.logger?.info({ ranMs }, 'solc compile stopped so that another client could compile');
+    job?.settle({ kind: 'preempted', ranMs });
+    this.replace(victim);
   }
 
   /** Nothing can compile if workers cannot start: fail the waiting jobs instead of retrying forever. */
@@ -222,6 +354,7 @@ export class SolcWorkerPool {
         this.counters.crashes += 1;
         this.opts.logger?.warn({ reason: message.reason }, 'solc crashed on an input; replacing its worker');
         const job = this.finishJob(slot);
+        this.strike(job);
         job?.settle({ kind: 'crashed', reason: message.reason });
         this.replace(slot);
       }
@@ -237,6 +370,7 @@ export class SolcWorkerPool {
       this.counters.crashes += 1;
       this.opts.logger?.warn({ reason }, 'solc worker died; replacing it');
       const job = this.finishJob(slot);
+      this.strike(job);
       job?.settle({ kind: 'crashed', reason });
       this.replace(slot);
     };
@@ -248,6 +382,7 @@ export class SolcWorkerPool {
   private dispatch(slot: PoolSlot, job: Job): void {
     slot.state = 'busy';
     slot.job = job;
+    slot.startedAt = Date.now();
     slot.worker.ref(); // a running compile keeps the process alive until it answers
     this.counters.compilesDispatched += 1;
     slot.timer = setTimeout(() => {
@@ -255,6 +390,7 @@ export class SolcWorkerPool {
       this.counters.timeouts += 1;
       this.opts.logger?.warn({ timeoutMs: this.opts.timeoutMs }, 'solc compile timed out; replacing its worker');
       this.finishJob(slot);
+      this.strike(job);
       job.settle({ kind: 'timed-out', timeoutMs: this.opts.timeoutMs });
       this.replace(slot);
     }, this.opts.timeoutMs);
@@ -267,6 +403,7 @@ export class SolcWorkerPool {
     const job = slot.job;
     slot.job = undefined;
     slot.timer = undefined;
+    slot.startedAt = undefined;
     return job;
   }
 

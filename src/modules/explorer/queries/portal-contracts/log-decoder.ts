@@ -1,4 +1,11 @@
-import { decodeLogWith, listEvents, type AbiEvent, type DecodedEvent } from '../../../../chain/abi';
+import {
+  decodeLogWith,
+  decodeLogWithAsync,
+  isTooLarge,
+  listEvents,
+  type AbiEvent,
+  type DecodedEvent,
+} from '../../../../chain/abi';
 
 const param = (name: string, type: string, indexed: boolean) => ({ name, type, indexed });
 const event = (name: string, inputs: Array<ReturnType<typeof param>>) => ({ type: 'event', name, inputs });
@@ -68,5 +75,30 @@ function eventsOf(abi: unknown[]): AbiEvent[] {
  */
 export function decodeLog(abi: unknown[] | null, topics: readonly string[], data: string): DecodedEvent | null {
   if (topics.length === 0) return null;
-  return (abi ? decodeLogWith(eventsOf(abi), topics, data) : null) ?? decodeLogWith(STANDARD_EVENTS, topics, data);
+  try {
+    return (abi ? decodeLogWith(eventsOf(abi), topics, data) : null) ?? decodeLogWith(STANDARD_EVENTS, topics, data);
+  } catch (e) {
+    // Over the decoder's bounds (docs/api.md "Hostile chain data"): the log is shown with its raw data only.
+    if (isTooLarge(e)) return null;
+    throw e;
+  }
+}
+
+/** As decodeLog, never holding the event loop long (the bounded decoder's checksums between turns). */
+export async function decodeLogAsync(
+  abi: unknown[] | null,
+  topics: readonly string[],
+  data: string,
+): Promise<DecodedEvent | null> {
+  if (topics.length === 0) return null;
+  try {
+    return (
+      (abi ? await decodeLogWithAsync(eventsOf(abi), topics, data) : null) ??
+      (await decodeLogWithAsync(STANDARD_EVENTS, topics, data))
+    );
+  } catch (e) {
+    // Over the decoder's bounds (docs/api.md "Hostile chain data"): the log is shown with its raw data only.
+    if (isTooLarge(e)) return null;
+    throw e;
+  }
 }

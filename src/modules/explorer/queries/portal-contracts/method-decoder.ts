@@ -1,30 +1,11 @@
-import { Interface, Result, type InterfaceAbi, type ParamType } from 'ethers';
+import { Interface, type FunctionFragment, type InterfaceAbi } from 'ethers';
+import { decodeParams, decodeParamsAsync } from '../../../../chain/abi';
 
 /** A decoded call: the function and its arguments as JSON-safe values. */
 export interface DecodedCall {
   name: string;
   signature: string;
   args: Array<{ name: string; type: string; value: unknown }>;
-}
-
-/**
- * Turns an ABI value into JSON the way the gateway returns results (API.md §7): integers as
- * decimal strings, addresses checksummed, bytes as hex, tuples as objects keyed by component
- * names (arrays when unnamed), arrays as arrays.
- */
-export function toJsonValue(value: unknown, type: ParamType): unknown {
-  if (type.isArray()) {
-    return Array.from(value as ArrayLike<unknown>, (v) => toJsonValue(v, type.arrayChildren));
-  }
-  if (type.isTuple()) {
-    const items = Array.from(value as ArrayLike<unknown>);
-    const named = type.components.every((c) => c.name !== '');
-    if (!named) return items.map((v, i) => toJsonValue(v, type.components[i]!));
-    return Object.fromEntries(type.components.map((c, i) => [c.name, toJsonValue(items[i], c)]));
-  }
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Result) return Array.from(value);
-  return value;
 }
 
 /** Interfaces by ABI text, so that each portal contract's ABI is parsed once. */
@@ -46,24 +27,49 @@ function interfaceOf(abi: unknown): Interface | null {
   return iface;
 }
 
-/** Decodes transaction input against an ABI; null when no function of the ABI matches. */
-export function decodeCall(abi: unknown, input: string): DecodedCall | null {
+/** The function of the ABI a call's input selects, or null. */
+function calledFunction(abi: unknown, input: string): FunctionFragment | null {
   const iface = interfaceOf(abi);
   if (!iface || input.length < 10) return null;
   try {
-    const parsed = iface.parseTransaction({ data: input });
-    if (!parsed) return null;
-    return {
-      name: parsed.name,
-      signature: parsed.signature,
-      args: parsed.fragment.inputs.map((param, i) => ({
-        name: param.name,
-        type: param.format('sighash'),
-        value: toJsonValue(parsed.args[i], param),
-      })),
-    };
+    return iface.getFunction(input.slice(0, 10).toLowerCase());
   } catch {
-    // Input that does not decode with the function's types: shown undecoded.
+    return null;
+  }
+}
+
+function decodedCall(fragment: FunctionFragment, values: unknown[]): DecodedCall {
+  return {
+    name: fragment.name,
+    signature: fragment.format('sighash'),
+    args: fragment.inputs.map((param, i) => ({ name: param.name, type: param.format('sighash'), value: values[i] })),
+  };
+}
+
+/**
+ * Decodes transaction input against an ABI with the bounded decoder; null when no function of the
+ * ABI matches, the input does not decode, or it is over the decoder's bounds (docs/api.md "Hostile
+ * chain data"): the transaction is then shown with its raw input only.
+ */
+export function decodeCall(abi: unknown, input: string): DecodedCall | null {
+  const fragment = calledFunction(abi, input);
+  if (!fragment) return null;
+  try {
+    return decodedCall(fragment, decodeParams(fragment.inputs, `0x${input.slice(10)}`));
+  } catch {
+    // Input that does not decode with the function's types, or too large to: shown undecoded.
+    return null;
+  }
+}
+
+/** As decodeCall, never holding the event loop long (the bounded decoder's checksums between turns). */
+export async function decodeCallAsync(abi: unknown, input: string): Promise<DecodedCall | null> {
+  const fragment = calledFunction(abi, input);
+  if (!fragment) return null;
+  try {
+    return decodedCall(fragment, await decodeParamsAsync(fragment.inputs, `0x${input.slice(10)}`));
+  } catch {
+    // Input that does not decode with the function's types, or too large to: shown undecoded.
     return null;
   }
 }

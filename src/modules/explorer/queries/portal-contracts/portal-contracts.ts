@@ -1,4 +1,4 @@
-import { AbiCoder, dataSlice, decodeBytes32String, id as keccakId } from 'ethers';
+import { dataSlice, decodeBytes32String, id as keccakId } from 'ethers';
 import type { DataSource } from 'typeorm';
 import type { Network } from '../../../../config';
 import type { Logger } from '../../../../logger';
@@ -10,6 +10,7 @@ import {
   type TokenStandard,
 } from './contract-verification';
 import { checksum } from '../../../../kernel/address';
+import { decodeParams, paramTypes } from '../../../../chain/abi';
 
 /** What the explorer needs of a portal contract (the contracts table belongs to the contracts domain). */
 export interface PortalContract {
@@ -69,7 +70,6 @@ const spellings = (addresses: string[]) => [...new Set(addresses.flatMap((a) => 
 /** LIKE pattern for a prefix, with LIKE's wildcards escaped. */
 const prefixPattern = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-const abiCoder = AbiCoder.defaultAbiCoder();
 const SELECTOR = {
   name: keccakId('name()').slice(0, 10),
   symbol: keccakId('symbol()').slice(0, 10),
@@ -271,7 +271,8 @@ export class PortalContracts {
 function decodeText(data: string | null): string | null {
   if (!data || data === '0x') return null;
   try {
-    const [s] = abiCoder.decode(['string'], data) as unknown as [string];
+    // A token's name() is chain data: decoded within the bounds (docs/api.md "Hostile chain data").
+    const [s] = decodeParams(paramTypes('string'), data) as [string];
     return s.slice(0, MAX_NAME_LENGTH);
   } catch {
     try {
@@ -285,8 +286,8 @@ function decodeText(data: string | null): string | null {
 function decodeSmallInt(data: string | null): number | null {
   if (!data || data === '0x') return null;
   try {
-    const [v] = abiCoder.decode(['uint256'], data) as unknown as [bigint];
-    return v <= 255n ? Number(v) : null;
+    const [v] = decodeParams(paramTypes('uint256'), data) as [string];
+    return BigInt(v) <= 255n ? Number(v) : null;
   } catch {
     return null;
   }

@@ -4,8 +4,9 @@ import { transactionFromRpc, transactionFromStored } from '../../explorer-views'
 import { hexToNumber } from '../../runtime/chain-reader';
 import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
 import { explorerNetwork, parseHash } from '../explorer-input';
-import { decodeLog } from '../portal-contracts/log-decoder';
-import { decodeCall } from '../portal-contracts/method-decoder';
+import { DecodeBudget } from '../../../../chain/abi';
+import { decodeLogAsync } from '../portal-contracts/log-decoder';
+import { decodeCallAsync } from '../portal-contracts/method-decoder';
 import type { PortalContracts } from '../portal-contracts/portal-contracts';
 import type { Transaction, TransactionLookup } from './transactions.types';
 
@@ -39,10 +40,16 @@ export class TransactionsService {
     const abiOf = (address: string) =>
       portal.get(address.toLowerCase())?.abi ?? verified.get(address.toLowerCase())?.abi ?? null;
     const called = tx.to ? abiOf(tx.to) : null;
-    if (called) tx.method = decodeCall(called, tx.input);
+    // The bounded decoder, checksums between turns of the loop; the call and the logs of one
+    // transaction hold 100,000 elements in all, the rest shown raw (docs/api.md "Hostile chain data").
+    const budget = new DecodeBudget();
+    if (called) {
+      const method = await decodeCallAsync(called, tx.input);
+      tx.method = method && budget.take(method.args) ? method : null;
+    }
     for (const log of tx.logs) {
-      const decoded = decodeLog(abiOf(log.address), log.topics, log.data);
-      log.decoded = decoded ? { ...decoded, event: decoded.name } : null;
+      const decoded = await decodeLogAsync(abiOf(log.address), log.topics, log.data);
+      log.decoded = decoded && budget.take(decoded.args) ? { ...decoded, event: decoded.name } : null;
     }
     return { found: true, transaction: tx };
   }

@@ -1,4 +1,5 @@
-import { GraphQLJSON, GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLSafeInt } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject } from '../../../../kernel/json-scalar';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
 
 /** Outcome of a transaction. */
