@@ -1,4 +1,4 @@
-import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject } from '../../kernel/json-scalar';
 import { Field, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'The compilers and EVM versions verification accepts.' })
