@@ -132,6 +132,14 @@ describe('the first-hour flow through Prism validating proxies', () => {
       expect((await explorer.get(`${ex}/search?q=${encodeURIComponent(q)}&network=testnet`)).status).toBe(200);
     }
     expect((await explorer.get(`${ex}/verified-assets/recent`)).status).toBe(200);
+    // Verification (docs/api.md, "Verification"): a portal contract is verified from its record.
+    const verified = await explorer.get(`${ex}/address/${contract.address}/contract?network=testnet`);
+    expect(verified.status).toBe(200);
+    expect(verified.body.found).toBe(true);
+    expect((await explorer.get(`${ex}/address/${dev.walletAddress}/contract?network=testnet`)).body).toEqual({
+      found: false,
+    });
+    expect((await explorer.get(`${ex}/verification/config`)).status).toBe(200);
     expect(violations).toEqual([]);
   }, 180_000);
 
