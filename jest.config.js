@@ -5,7 +5,7 @@
  *
  * - unit: tests beside the code in src/
  * - integration: tests/ against the real service, PostgreSQL and dev chains
- * - besu: the gateway, deploy, faucet and explorer tests again, behind Besu-faithful fronts
+ * - besu: the gateway, deploy, faucet, explorer and JSON-RPC door tests again, behind Besu-faithful fronts
  *   (TEST_RPC_FRONT=besu, tests/kit/besu-node.ts)
  * - serial: tests that prove wall-clock bounds (a request answered within 1 s, a compile within
  *   5 s) or start the service with its zero-config defaults (embedded PostgreSQL on its default
@@ -34,7 +34,14 @@ const SERIAL = [
 ];
 
 /** The tests that run a second time behind the Besu-faithful fronts. */
-const BESU = ['tests/gateway.test.ts', 'tests/contracts.test.ts', 'tests/faucet.test.ts', 'tests/explorer.test.ts'];
+const BESU = [
+  'tests/gateway.test.ts',
+  'tests/contracts.test.ts',
+  'tests/faucet.test.ts',
+  'tests/explorer.test.ts',
+  // The JSON-RPC door relays the node's answers and errors: Besu's own words must pass through too.
+  'tests/rpc-door.test.ts',
+];
 
 const escapeRegExp = (file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 

@@ -38,6 +38,17 @@ describe('documentation pages over HTTP', () => {
     }
   });
 
+  it('/docs/rpc shows the JSON-RPC door with cast, viem and ethers, linked from the start page', async () => {
+    expect(await (await get('/', { accept: 'text/html' })).text()).toContain('href="/docs/rpc"');
+    const res = await get('/docs/rpc', { accept: 'text/html' });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    for (const text of ['cast block-number', 'createPublicClient', 'JsonRpcProvider', '/rpc/testnet/${KEY}']) {
+      expect(body).toContain(text);
+    }
+    expect(body).not.toMatch(/<script/);
+  });
+
   it('every page has the service’s icon; /favicon.ico and /favicon.svg answer it', async () => {
     for (const page of ['/', '/docs']) {
       expect(await (await get(page, { accept: 'text/html' })).text()).toContain('rel="icon" href="/favicon.svg"');
@@ -176,6 +187,13 @@ if (!haveChromium) {
   }
 
   const isPng = (file: string) => readFileSync(file).subarray(1, 4).toString('latin1') === 'PNG';
+
+  it('renders the JSON-RPC door’s page', async () => {
+    const shot = path.join(shots, 'rpc.png');
+    const dom = await render(`${stack.url}/docs/rpc`, shot);
+    expect(dom).toContain('JSON-RPC door');
+    expect(isPng(shot)).toBe(true);
+  }, 120_000);
 
   it('renders the start page with its styles and icon', async () => {
     const shot = path.join(shots, 'start.png');

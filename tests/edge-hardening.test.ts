@@ -78,14 +78,15 @@ describe('per-address limits count an IPv6 client by its /64', () => {
   };
 
   it('limits anonymous requests from addresses rotating within one /64 (PUBLIC_RATE_LIMIT)', async () => {
-    // 60 addresses of one /64 at once: at most two one-second windows of 20 pass, even on a busy
-    // machine; counted by full address, all 60 would.
+    // 60 addresses of one /64 at once share one budget of 20 a second: some are refused however
+    // the machine spreads them over windows. Counted by full address, each would have its own
+    // budget and none would be.
     const burst = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         api.get('/api/explorer/network-status?network=testnet', from(`2001:db8:a:1:${i.toString(16)}:ab:cd:${i + 1}`)),
       ),
     );
-    expect(burst.filter((r) => r.status === 200).length).toBeLessThanOrEqual(40);
+    expect(burst.filter((r) => r.status === 200).length).toBeLessThan(60);
     expectLimited(burst.find((r) => r.status === 429)!);
     // Another /64 has a budget of its own.
     expect((await api.get('/api/explorer/network-status?network=testnet', from('2001:db8:a:2::1'))).status).toBe(200);

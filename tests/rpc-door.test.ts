@@ -149,6 +149,35 @@ describe('viem over HTTP', () => {
   });
 });
 
+describe('reads at the head', () => {
+  it('answers balance, code and nonce at latest from the read cache, fresh after the next block', async () => {
+    const hits = async () =>
+      Number(/^gateway_read_cache_hits_total (\d+)/m.exec(await (await fetch(`${stack.url}/metrics`)).text())?.[1]);
+    const node = providerOf(stack, 'testnet');
+    const account = EthersWallet.createRandom().address;
+    const balance = () => raw(call('eth_getBalance', [account, 'latest']), { key: readKey });
+    expect((await balance()).body.result).toBe('0x0');
+    const before = await hits();
+    expect((await balance()).body.result).toBe('0x0');
+    expect(await hits()).toBeGreaterThan(before);
+    const code = await raw(call('eth_getCode', [token.address, 'latest']), { key: readKey });
+    expect(code.body.result).toBe(await node.getCode(token.address));
+    const nonce = await raw(call('eth_getTransactionCount', [dev.walletAddress]), { key: readKey });
+    expect(BigInt(nonce.body.result)).toBe(BigInt(await node.getTransactionCount(dev.walletAddress, 'latest')));
+
+    const funder = new EthersWallet(ANVIL_KEYS[1]!, node);
+    const receipt = await (await funder.sendTransaction({ to: account, value: 12345n })).wait();
+    // Never older than the head the service knows: within a block or so of the receipt.
+    let seen = '';
+    for (let i = 0; i < 40 && seen !== '0x3039'; i++) {
+      seen = (await balance()).body.result;
+      if (seen !== '0x3039') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen).toBe('0x3039');
+    expect(receipt!.status).toBe(1);
+  });
+});
+
 describe('ethers v6 JsonRpcProvider', () => {
   it('reads and sends through the door with the key in a header', async () => {
     const request = new FetchRequest(`${stack.url}/rpc/testnet`);

@@ -221,7 +221,7 @@ export function createServices(deps: {
       },
       onDropped: async (tx) => {
         // A drip whose transaction never landed is not counted.
-        if (tx.kind === 'faucet') await deps.ds.query('DELETE FROM faucet_drips WHERE tx_hash = $1', [tx.txHash]);
+        if (tx.kind === 'faucet') await faucet.forgetDropped(tx.txHash);
         if (tx.kind === 'deploy' && tx.contractId) {
           await contracts.failDeployment(tx.contractId, 'the deployment transaction was dropped');
         }

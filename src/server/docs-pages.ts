@@ -77,7 +77,7 @@ const START_PAGE = page(
 ${OPENAPI_DOCUMENTS.map((d) => `<li><a href="${d.url}">${d.url}</a>: OpenAPI document of the ${d.name.toLowerCase()}</li>`).join('\n')}
 </ul></section>
 <section><h2>JSON-RPC</h2><ul>
-<li><code>/rpc/testnet/&lt;API key&gt;</code> and <code>/rpc/mainnet/&lt;API key&gt;</code>: Ethereum JSON-RPC for viem, ethers, hardhat and foundry, with an API key</li>
+<li><a href="/docs/rpc">JSON-RPC door</a>: <code>/rpc/testnet/&lt;API key&gt;</code> and <code>/rpc/mainnet/&lt;API key&gt;</code>, Ethereum JSON-RPC for viem, ethers, hardhat and foundry, over HTTP and WebSocket</li>
 </ul></section>
 <section><h2>Operations</h2><ul>
 <li><a href="/readyz">/readyz</a>: readiness, with each network's RPC health</li>
@@ -86,6 +86,44 @@ ${OPENAPI_DOCUMENTS.map((d) => `<li><a href="${d.url}">${d.url}</a>: OpenAPI doc
 </div>
 <pre>TOKEN=$(npm run -s dev:login -- --name "Ada Lovelace" --quiet)
 curl -s http://localhost:4000/api/devportal/auth/me -H "Authorization: Bearer $TOKEN"</pre>
+</main>`,
+);
+
+const esc = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The JSON-RPC door's guide (docs/api.md, "JSON-RPC door"), with the clients teams use. */
+const RPC_PAGE = page(
+  'JSON-RPC door · QBFT developer portal',
+  `${ICON_LINK}\n${START_STYLE}`,
+  `<header><div>
+<h1><img src="/favicon.svg" alt="">JSON-RPC door</h1>
+<p>The tools every Ethereum team uses reach the networks with an API key, as they would reach Infura or Alchemy: the same keys, limits and analytics as the gateway.</p>
+</div></header>
+<main>
+<div class="cards">
+<section><h2>Endpoints</h2><ul>
+<li><code>POST /rpc/testnet</code>, <code>POST /rpc/mainnet</code> with <code>x-api-key</code> or <code>Authorization: Bearer svc_…</code></li>
+<li><code>/rpc/{network}/{apiKey}</code> for tools that cannot set headers (the key is never logged)</li>
+<li>The same paths upgrade to WebSocket, with <code>eth_subscribe</code> <code>newHeads</code> and <code>logs</code> (and <code>fromBlock</code> to resume)</li>
+</ul></section>
+<section><h2>Keys and limits</h2><ul>
+<li>Scope <code>read</code>: chain, block, transaction, receipt, log, state and fee reads, <code>eth_call</code>, <code>eth_estimateGas</code></li>
+<li>Scope <code>write</code> adds <code>eth_sendRawTransaction</code>; on mainnet only to your deployed portal contracts</li>
+<li>Batches of 100 calls; <code>eth_getLogs</code> over 5,000 blocks or 10,000 logs is -32005</li>
+</ul></section>
+</div>
+<pre>${esc(`# foundry
+cast block-number --rpc-url http://localhost:4000/rpc/testnet/$KEY
+cast call $ADDRESS 'count()(uint256)' --rpc-url http://localhost:4000/rpc/testnet/$KEY`)}</pre>
+<pre>${esc(`// viem
+import { createPublicClient, http, webSocket } from 'viem';
+const client = createPublicClient({ transport: http(\`http://localhost:4000/rpc/testnet/\${KEY}\`) });
+const live = createPublicClient({ transport: webSocket(\`ws://localhost:4000/rpc/testnet/\${KEY}\`) });
+live.watchBlockNumber({ onBlockNumber: (n) => console.log(n) });`)}</pre>
+<pre>${esc(`// ethers v6
+import { JsonRpcProvider } from 'ethers';
+const provider = new JsonRpcProvider(\`http://localhost:4000/rpc/testnet/\${KEY}\`, 17991, { staticNetwork: true });
+console.log(await provider.getBlockNumber());`)}</pre>
 </main>`,
 );
 
@@ -162,6 +200,7 @@ export function docsPages(): express.Router {
   const pages = pageHeaders();
   router.get('/', pages, html(START_PAGE));
   router.get('/docs', pages, html(SWAGGER_PAGE));
+  router.get('/docs/rpc', pages, html(RPC_PAGE));
   // Browsers ask /favicon.ico of every page whatever the page links: the same SVG answers both.
   router.get(['/favicon.svg', '/favicon.ico'], (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON);

@@ -20,8 +20,9 @@ export function rpcPathOf(path: string): { network: string; apiKey?: string } | 
 /** A path as it may be logged: a door path's key is never written (docs/api.md, "JSON-RPC door"). */
 export function loggablePath(path: string): string {
   if (!path.startsWith('/rpc/')) return path;
-  const m = RPC_PATH.exec(path);
-  return m && m[2] !== undefined ? `/rpc/${m[1]}/[redacted]` : path;
+  // Whatever follows the network may be a key, even on a path the door does not serve.
+  const cut = path.indexOf('/', '/rpc/'.length);
+  return cut === -1 || cut === path.length - 1 ? path : `${path.slice(0, cut)}/[redacted]`;
 }
 
 /** The credentials of a door request: the key in its path counts as an `x-api-key` header would. */

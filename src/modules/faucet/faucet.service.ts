@@ -43,6 +43,11 @@ export class FaucetService {
     return this.signer && this.signer.address === address ? this.signer : undefined;
   }
 
+  /** A drip whose transaction was dropped stops counting against its developer's day. */
+  async forgetDropped(txHash: string): Promise<void> {
+    await this.ds.query('DELETE FROM faucet_drips WHERE tx_hash = $1', [txHash]);
+  }
+
   /** Faucet account address (public, for operators topping it up). */
   get address(): string | undefined {
     return this.signer?.address;

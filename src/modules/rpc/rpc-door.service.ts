@@ -275,6 +275,11 @@ export class RpcDoorService {
           return { jsonrpc: '2.0', id, result: String(CHAIN_IDS[network]) };
         case 'eth_call':
           return await this.ethCall(network, id, params, principal);
+        case 'eth_getBalance':
+        case 'eth_getCode':
+        case 'eth_getTransactionCount':
+        case 'eth_getStorageAt':
+          return await this.stateAtHead(network, id, method, params, principal);
         case 'eth_getLogs':
           return await this.getLogs(network, id, params, principal);
         case 'eth_sendRawTransaction': {
@@ -436,6 +441,39 @@ export class RpcDoorService {
       if ('result' in answer) return String(answer.result);
       const { code, message, data: revertData } = answer.error;
       throw new NodeAnswerError({ code, message: cut(String(message ?? 'error')), data: revertData });
+    });
+    return { jsonrpc: '2.0', id, result };
+  }
+
+  /**
+   * An account's balance, code, nonce or storage slot at `latest` (or no tag), read at the head the
+   * service knows through the read cache as eth_call is; any other tag (a number, `pending`) goes
+   * to the node as sent.
+   */
+  private async stateAtHead(
+    network: Network,
+    id: JsonRpcId,
+    method: string,
+    params: unknown[],
+    principal: ApiKeyPrincipal,
+  ): Promise<JsonRpcResponse> {
+    const at = method === 'eth_getStorageAt' ? 2 : 1;
+    const subject = params.slice(0, at);
+    const tag = params[at];
+    const plain =
+      params.length <= at + 1 &&
+      (tag === undefined || tag === 'latest') &&
+      subject.length === at &&
+      subject.every((p) => typeof p === 'string' && HEX_DATA.test(p) && p.length <= 66) &&
+      isAddressLike(subject[0] as string);
+    if (!plain) return this.relay(network, id, method, params, principal.developerId);
+    const key = `${method}:${(subject as string[]).join(':').toLowerCase()}`;
+    const result = await this.gateway.readAtHead(network, key, '', async (block) => {
+      const tagAt = block === undefined ? 'latest' : `0x${block.toString(16)}`;
+      const answer = await this.chains.relay(network, method, [...subject, tagAt], principal.developerId);
+      if ('result' in answer) return String(answer.result);
+      const { code, message, data } = answer.error;
+      throw new NodeAnswerError({ code, message: cut(String(message ?? 'error')), data });
     });
     return { jsonrpc: '2.0', id, result };
   }
