@@ -8,20 +8,24 @@ import { errorFaces } from './error-faces';
 import { Metrics } from './metrics';
 import { inOrder } from './step';
 import { ANSWER_BYTES_PER_POINT, answerSurcharge, withLimits } from './with-limits';
+import { requestBookkeeping, withRequestId } from './with-request-id';
 
 /** A server behind withLimits whose answer to `/bytes/<n>` is n bytes; 100 points a minute per address. */
 async function limitedServer() {
   const quiet = new Writable({ write: (_c, _e, done) => done() });
   const limit = new RequestLimit(100, 60, 'requests');
+  const logger = createLogger('info', quiet);
   const server = http.createServer(
     inOrder(
       [
+        // The access log's finish listener charges the answer (answer-charge.ts).
+        withRequestId(requestBookkeeping(new Metrics(), logger)),
         withLimits({
           limits: { public: limit, developer: new RequestLimit(0, 1, 'unused') },
           chargeableDeveloper: () => undefined,
           credentialsOf: (req) => credentialsFromHttpHeaders(req.headers),
           clientAddress: () => '192.0.2.1',
-          errors: errorFaces(new Metrics(), createLogger('info', quiet)),
+          errors: errorFaces(new Metrics(), logger),
         }),
       ],
       (req, res) => {

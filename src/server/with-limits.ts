@@ -2,21 +2,13 @@ import type { Credentials } from '../auth/credentials';
 import { clientLimitKey } from '../kernel/client-address';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { ErrorFaces } from './error-faces';
+import { rememberCharge } from './answer-charge';
 import { requestIdOf } from './with-request-id';
 import { sendJsonRpcRefusal } from './rpc-http';
 import { ETHERSCAN_PREFIX, sendEtherscanRefusal } from './etherscan-http';
 import { pathOf, type Step } from './step';
 
-/**
- * Bytes of answer a request's one point pays for: each further 64 KiB, or part of it, costs one
- * point more, charged once the answer is sent (docs/api.md, "Conventions": size-aware charging).
- */
-export const ANSWER_BYTES_PER_POINT = 64 * 1024;
-
-/** Points beyond the request's own one that an answer of `bytes` costs. */
-export function answerSurcharge(bytes: number): number {
-  return bytes > ANSWER_BYTES_PER_POINT ? Math.ceil(bytes / ANSWER_BYTES_PER_POINT) - 1 : 0;
-}
+export { ANSWER_BYTES_PER_POINT, answerSurcharge } from './answer-charge';
 
 /** Paths never rate limited: probes and scrapes must work while a flood is refused. */
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -53,11 +45,7 @@ export function withLimits(opts: LimitsOptions): Step {
     limit.consume(key).then(
       () => {
         credentials.chargedTo = developerId;
-        res.once('finish', () => {
-          const surcharge = answerSurcharge(Number(res.getHeader('content-length')) || 0);
-          // The memory limiter cannot fail; a shared one that does leaves the answer uncharged.
-          if (surcharge > 0) limit.charge(key, surcharge).catch(() => undefined);
-        });
+        rememberCharge(res, limit, key);
         next();
       },
       (error: unknown) => {

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import type { Logger } from '../logger';
 import { AREA_BASE } from '../rest/routes';
 import type { Metrics } from './metrics';
+import { chargeAnswer } from './answer-charge';
 import { loggablePath } from './rpc-path';
 import { pathOf, type Step } from './step';
 
@@ -33,6 +34,7 @@ export function requestBookkeeping(metrics: Metrics, logger: Logger): BeginReque
     res.setHeader('x-request-id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      chargeAnswer(res);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpRequests.observe({ area: areaOf(path), method: req.method, status: res.statusCode }, seconds);
       logger.info(
