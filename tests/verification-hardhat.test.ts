@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are asserted field by field */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -25,11 +25,28 @@ const HARDHAT_CLI = path.join(MODULES, 'hardhat/dist/src/cli.js');
 const NODE = existsSync(path.join(ROOT, 'node_modules/.bin/node'))
   ? path.join(ROOT, 'node_modules/.bin/node')
   : process.execPath;
-const haveHardhat = ['hardhat', '@nomicfoundation/hardhat-verify', '@nomicfoundation/hardhat-ethers'].every((p) =>
-  existsSync(path.join(MODULES, p, 'package.json')),
-);
+/**
+ * Hardhat's simulator (EDR) ships as a package per platform that asks for Node.js 22 or later: npm
+ * running on an older Node.js skips it (`.ci/run` installs again with the project's own Node.js).
+ */
+const haveEdr = (() => {
+  try {
+    return readdirSync(path.join(MODULES, '@nomicfoundation')).some((name) =>
+      name.startsWith(`edr-${process.platform}-${process.arch}`),
+    );
+  } catch {
+    return false;
+  }
+})();
+const haveHardhat =
+  haveEdr &&
+  ['hardhat', '@nomicfoundation/hardhat-verify', '@nomicfoundation/hardhat-ethers'].every((p) =>
+    existsSync(path.join(MODULES, p, 'package.json')),
+  );
 if (!haveHardhat) {
-  const message = `hardhat 3, @nomicfoundation/hardhat-verify and @nomicfoundation/hardhat-ethers are not installed in ${MODULES}: add them as devDependencies to run verification-hardhat.test.ts`;
+  const message = haveEdr
+    ? `hardhat 3, @nomicfoundation/hardhat-verify and @nomicfoundation/hardhat-ethers are not installed in ${MODULES}: add them as devDependencies to run verification-hardhat.test.ts`
+    : `hardhat's simulator for ${process.platform}-${process.arch} (@nomicfoundation/edr-*) is not installed: npm skipped it on a Node.js older than 22; install with the project's own Node.js: PATH="$PWD/node_modules/.bin:$PATH" npm ci`;
   // In CI a missing tool is a failure, not a skip.
   if (process.env.CI) throw new Error(message);
   console.warn(`SKIPPED: ${message}`);
