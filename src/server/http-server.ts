@@ -6,6 +6,7 @@ import type { Credentials } from '../auth/credentials';
 import type { LiveCredentials } from '../auth/live-credentials';
 import type { SessionFactory } from '../auth/session';
 import type { RequestLimit } from '../kernel/rate-limit';
+import { memoryLimitStore, type LimitStore } from '../kernel/limit-store';
 import type { Logger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { docsPages } from './docs-pages';
@@ -41,6 +42,8 @@ export interface HttpServerOptions {
   chargeableDeveloper: (credentials: Credentials) => string | undefined;
   /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
   limits: { public: RequestLimit; developer: RequestLimit };
+  /** Where the WebSocket connection caps count (REDIS_URL: Redis); none: this process's memory. */
+  limitStore?: LimitStore;
   /** The JSON-RPC door (docs/api.md, "JSON-RPC door"): its HTTP answers and its WebSocket connections. */
   rpc?: { answer: RpcHttpOptions['answer']; open: RpcWsOpen };
   /** Builds the session (who is calling) of each request and WebSocket operation. */
@@ -119,13 +122,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   answerParserErrors(server);
 
   // GraphQL over WebSocket: the upgrade leaves the HTTP steps below at once.
+  const limitStore = opts.limitStore ?? memoryLimitStore();
   const ws = graphqlWs({
     schema,
     pipeline,
     clientAddress,
     contexts,
     errors,
-    connectionsPerIp: opts.edge.wsConnectionsPerIp,
+    connections: limitStore.connectionCap('graphql', opts.edge.wsConnectionsPerIp),
     liveCredentials: opts.liveCredentials,
   });
   const rpcSockets = opts.rpc
@@ -133,7 +137,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         open: opts.rpc.open,
         sessionFor: opts.sessionFor,
         clientAddress,
-        connectionsPerIp: opts.edge.wsConnectionsPerIp,
+        connections: limitStore.connectionCap('rpc', opts.edge.wsConnectionsPerIp),
       })
     : undefined;
   // Upgrades: GraphQL's on /graphql, the JSON-RPC door's on /rpc/...; any other path is refused.
