@@ -15,6 +15,8 @@ export interface LimitStore {
   limiter(points: number, seconds: number, keyPrefix: string): RateLimiterAbstract;
   /** At most `cap` open connections per key under `name`. */
   connectionCap(name: string, cap: number): ConnectionCap;
+  /** Whether counts reach Redis right now (false without it). */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function memoryLimitStore(): LimitStore {
       const memory = new MemoryCap(cap);
       return { acquire: async (key) => memory.take(key) };
     },
+    connected: () => false,
     close: async () => undefined,
   };
 }
@@ -121,6 +124,8 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
     );
   };
   redis.on('error', failed);
+  // A connection lost: the limiters turn to memory at once (rejectIfRedisNotReady), and so does the warning.
+  redis.on('close', () => failed(new Error('connection to Redis lost')));
   redis.on('ready', () => {
     if (down) logger.info('Redis answers again: the limits count across instances again');
     down = false;
@@ -180,8 +185,10 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
         },
       };
     },
+    connected: () => redis.status === 'ready',
     close: async () => {
       clearInterval(renew);
+      redis.removeAllListeners('close');
       await redis.quit().catch(() => redis.disconnect());
     },
   };
