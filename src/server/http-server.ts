@@ -122,14 +122,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   answerParserErrors(server);
 
   // GraphQL over WebSocket: the upgrade leaves the HTTP steps below at once.
-  const limitStore = opts.limitStore ?? memoryLimitStore();
+  // One cap for both WebSockets: an address's GraphQL and JSON-RPC connections count together (docs/api.md).
+  const wsConnections = (opts.limitStore ?? memoryLimitStore()).connectionCap('ws', opts.edge.wsConnectionsPerIp);
   const ws = graphqlWs({
     schema,
     pipeline,
     clientAddress,
     contexts,
     errors,
-    connections: limitStore.connectionCap('graphql', opts.edge.wsConnectionsPerIp),
+    connections: wsConnections,
     liveCredentials: opts.liveCredentials,
   });
   const rpcSockets = opts.rpc
@@ -137,7 +138,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         open: opts.rpc.open,
         sessionFor: opts.sessionFor,
         clientAddress,
-        connections: limitStore.connectionCap('rpc', opts.edge.wsConnectionsPerIp),
+        connections: wsConnections,
       })
     : undefined;
   // Upgrades: GraphQL's on /graphql, the JSON-RPC door's on /rpc/...; any other path is refused.

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- API responses are asserted field by field */
 import WebSocket from 'ws';
 import { client, type Client } from '../kit/http';
 import { login } from '../kit/login';
