@@ -129,6 +129,8 @@ export function createServices(deps: {
   const compiler = new SolidityCompiler({
     logger: deps.logger,
     store: compileCache && new CompileStore({ ...compileCache, logger: deps.logger }),
+    // REDIS_URL: a client's one compile is one over all instances (docs/api.md, "Several instances").
+    sharedSlots: limitStore.kind === 'redis' ? limitStore.connectionCap('compile', 1) : undefined,
   });
   const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
   const contracts = new ContractService(deps.ds, projects, wallets, sender, compiler, { servers }, deps.logger);
