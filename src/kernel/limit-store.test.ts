@@ -139,4 +139,24 @@ describe('limit store', () => {
     for (const s of two) await ready(s);
     expect(recorded[0]!.lines.some((l) => /Redis answers again/.test(l.msg))).toBe(true);
   }, 30_000);
+
+  it('answers within about a second while Redis hangs, counting in memory, and never refuses for it', async () => {
+    const recorded = recordingLogger();
+    const s = store(redis.url, recorded.logger);
+    await ready(s);
+    const limit = new RequestLimit(3, 1, 'anonymous requests', { store: s, keyPrefix: 'public' });
+    redis.pause();
+    try {
+      const started = Date.now();
+      const outcome = await outcomes(limit, '192.0.2.44', 5);
+      // The first command waits out its 1 s timeout, then the connection is made again and the
+      // instance's memory answers the others at once (measured: 1.03 s for the five).
+      expect(outcome).toEqual({ ok: 3, limited: 2 });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(recorded.lines.filter((l) => /Redis does not answer/.test(l.msg))).toHaveLength(1);
+    } finally {
+      redis.resume();
+    }
+    await ready(s);
+  }, 30_000);
 });

@@ -116,6 +116,10 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
 
   let down = false;
   const failed = (err: unknown) => {
+    // A Redis that hangs (connection open, nothing answered): the connection is dropped and made
+    // again, so that until Redis answers every limit counts in memory at once instead of each
+    // request waiting out COMMAND_TIMEOUT_MS.
+    if (err instanceof Error && /timed out/i.test(err.message) && redis.status === 'ready') redis.disconnect(true);
     if (down) return;
     down = true;
     logger.warn(
@@ -129,6 +133,20 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
   redis.on('ready', () => {
     if (down) logger.info('Redis answers again: the limits count across instances again');
     down = false;
+  });
+
+  // The client as the limiters see it: every command's failure is seen here too (the limiters turn
+  // to their memory stand-in without telling).
+  const watched = new Proxy(redis, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = Reflect.apply(value, target, args);
+        if (result instanceof Promise) result.catch(failed);
+        return result;
+      };
+    },
   });
 
   // The slots this process holds, renewed while their connections stay open.
@@ -145,7 +163,7 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
     kind: 'redis',
     limiter: (points, seconds, keyPrefix) =>
       new RateLimiterRedis({
-        storeClient: redis,
+        storeClient: watched,
         rejectIfRedisNotReady: true,
         keyPrefix: `${PREFIX}${keyPrefix}`,
         points,

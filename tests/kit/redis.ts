@@ -10,6 +10,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Lets it answer again (SIGCONT). */
+  resume(): void;
 }
 
 function answersPing(port: number): Promise<boolean> {
@@ -81,6 +85,8 @@ export async function startRedis(): Promise<TestRedis> {
         await halt(proc);
         proc = await launch(port);
       },
+      pause: () => proc?.kill('SIGSTOP'),
+      resume: () => proc?.kill('SIGCONT'),
     };
   }
 }
