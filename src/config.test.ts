@@ -106,6 +106,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dir, COMPILE_CACHE_MAX_BYTES: '-1' })).toThrow(/COMPILE_CACHE_MAX_BYTES/);
   });
 
+  it('reads REDIS_URL (redis:// or rediss://), unset by default, and refuses another scheme without echoing it', () => {
+    const dir = dataDir();
+    expect(loadConfig({ DATA_DIR: dir }).redisUrl).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir, REDIS_URL: '' }).redisUrl).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir, REDIS_URL: 'redis://:pw@cache:6379/2' }).redisUrl).toBe(
+      'redis://:pw@cache:6379/2',
+    );
+    expect(loadConfig({ DATA_DIR: dir, REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({ DATA_DIR: dir, REDIS_URL: 'http://:s3cret@cache:6379' });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems).toEqual([expect.stringMatching(/^REDIS_URL: must be a URL starting with redis:\/\//)]);
+    expect(error!.message).not.toContain('s3cret');
+  });
+
   it('reports every problem at once, without echoing secret values', () => {
     let error: ConfigError | undefined;
     try {

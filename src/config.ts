@@ -36,6 +36,8 @@ const envSchema = z.object({
   DATABASE_URL: url(['postgres', 'postgresql']),
   /** Connections of this instance's database pool (LISTEN and lock connections come on top). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
+  /** Per-second limits, WebSocket caps counted across instances (docs/api.md, "Several instances"). */
+  REDIS_URL: url(['redis', 'rediss']),
   TESTNET_RPC_URL: url(['http', 'https']),
   MAINNET_RPC_URL: url(['http', 'https']),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
@@ -111,6 +113,8 @@ export interface AppConfig {
   databaseUrl?: string;
   /** DATABASE_POOL_SIZE: connections of the pool (PostgreSQL's max_connections is shared by every instance). */
   databasePoolSize: number;
+  /** REDIS_URL: per-second limits and WebSocket caps counted in Redis; undefined: in each instance's memory. */
+  redisUrl?: string;
   /** Undefined for a network: start a local anvil node for it. */
   rpcUrls: Partial<Record<Network, string>>;
   /** Per-network RPC connections and fee policy (`TESTNET_…`, `MAINNET_…`). */
@@ -219,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
     rpcUrls: { testnet: e.TESTNET_RPC_URL, mainnet: e.MAINNET_RPC_URL },
     networks,
     jwtSecret: e.JWT_SECRET ?? dev!.jwtSecret,

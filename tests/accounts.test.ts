@@ -540,6 +540,8 @@ describe('HTTP conventions', () => {
     expect(ready.body).toMatchObject({
       ready: true,
       database: { ready: true },
+      // Without REDIS_URL the per-second limits and WebSocket caps count in this instance (docs/api.md).
+      limits: { store: 'memory' },
       networks: { testnet: { healthy: true, chainId: 17991 }, mainnet: { healthy: true, chainId: 1991 } },
     });
     const metrics = await api.get('/metrics');

@@ -29,6 +29,7 @@ import type { ContractEventsSubscription } from '../modules/events';
 import { webhookBacklog } from '../modules/webhooks';
 import { COMPILE_LANES, type CompileLane } from '../modules/contracts/compiler/compiler';
 import { AppError } from '../errors/app-error';
+import { createLimitStore } from '../kernel/limit-store';
 import { INVALID_NETWORK_MESSAGE } from '../errors/error-map';
 
 const isNetwork = (value: string): value is Network => (NETWORKS as readonly string[]).includes(value);
@@ -111,7 +112,9 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     onClose('chain providers', async () => chains.destroy());
 
     const trust = await loadTrust(config, logger);
-    const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl });
+    const limitStore = createLimitStore(config.redisUrl, logger);
+    onClose('limit store', () => limitStore.close());
+    const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl, limitStore });
     onClose('Solidity compiler', () => services.compiler.close());
     onClose('contract documents worker', () => services.contracts.close());
     // Before the compiler and the database close: running verification jobs finish first.
@@ -172,6 +175,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       return {
         ready: dbReady,
         database: { ready: dbReady },
+        limits: { store: limitStore.kind },
         networks: Object.fromEntries(
           health.map((h, i) => [
             h.network,
@@ -194,6 +198,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       chargeableDeveloper: (credentials) =>
         services.auth.chargeableDeveloper(credentials, (creds) => services.keys.knownDeveloper(creds)),
       limits: services.limits,
+      limitStore,
       sessionFor: (credentials, clientIp) => new Session(credentials, clientIp, services.auth, services.keys),
       liveCredentials: services.liveCredentials,
       logger,

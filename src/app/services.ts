@@ -34,7 +34,8 @@ import { WalletService } from '../modules/wallets/wallets.service';
 import { WebhookDeliveryWorker } from '../modules/webhooks/delivery-worker';
 import { WebhookService } from '../modules/webhooks/webhooks.service';
 import { createEventBus, type EventBus } from '../kernel/event-bus';
-import { createRateLimits, type RateLimits } from '../kernel/rate-limit';
+import { memoryLimitStore, type LimitStore } from '../kernel/limit-store';
+import { createRateLimits, RequestLimit, type RateLimits } from '../kernel/rate-limit';
 
 /** The domain services of one process, handed to resolvers through the request context. */
 export interface Services {
@@ -82,12 +83,15 @@ export function createServices(deps: {
   faucetPrivateKey?: string;
   /** URL of the database, for the LISTEN connection of key revocations. */
   databaseUrl: string;
+  /** Where the per-second limits count (REDIS_URL: Redis); none: this process's memory. */
+  limitStore?: LimitStore;
   /** Told of every transaction record's status change, inside its database transaction (none: nobody). */
   transactionSink?: TransactionStatusSink;
 }): Services {
   const tokens = new AccessTokens(deps.config.jwtSecret);
   const bus = createEventBus();
-  const limits = createRateLimits(deps.config.limits, deps.ds);
+  const limitStore = deps.limitStore ?? memoryLimitStore();
+  const limits = createRateLimits(deps.config.limits, deps.ds, limitStore);
   const auth = new Authority(deps.ds, tokens, { adminSubjects: deps.config.adminSubjects }, limits.developer);
   const wallets = new WalletService(deps.ds, deps.config.walletEncryptionKey, deps.chains);
   const projects = new ProjectService(deps.ds);
@@ -130,6 +134,8 @@ export function createServices(deps: {
   const compiler = new SolidityCompiler({
     logger: deps.logger,
     store: compileCache && new CompileStore({ ...compileCache, logger: deps.logger }),
+    // REDIS_URL: a client's one compile is one over all instances (docs/api.md, "Several instances").
+    sharedSlots: limitStore.kind === 'redis' ? limitStore.connectionCap('compile', 1) : undefined,
   });
   const servers = [deps.config.publicBaseUrl, deps.config.devBaseUrl].filter((u, i, all) => all.indexOf(u) === i);
   const contracts = new ContractService(deps.ds, projects, wallets, sender, compiler, { servers }, deps.logger);
@@ -174,7 +180,10 @@ export function createServices(deps: {
     wallets,
     sender,
     usage,
-    deps.config.apiKeyRateLimit,
+    new RequestLimit(deps.config.apiKeyRateLimit, 1, 'requests for this API key', {
+      store: limitStore,
+      keyPrefix: 'key',
+    }),
     deps.logger,
     {
       cache: new ReadCache(deps.config.readCache),

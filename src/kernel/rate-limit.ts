@@ -6,6 +6,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../errors/app-error';
+import type { LimitStore } from './limit-store';
 
 /** Table of the shared counters (migrations/1763780000000-RateLimits.ts). */
 const SHARED_TABLE = 'rate_limits';
@@ -14,7 +15,7 @@ const SHARED_TABLE = 'rate_limits';
  * A per-key request budget (rate-limiter-flexible): `points` requests per `seconds`; 0 points turns
  * it off. Over budget → 429 RATE_LIMITED with Retry-After. In this process's memory, or with `shared`
  * in PostgreSQL, counted by every instance together (this process's memory stands in while the
- * database does not answer).
+ * database does not answer), or with `store` in that store (limit-store.ts: Redis with REDIS_URL).
  */
 export class RequestLimit {
   private readonly limiter?: RateLimiterAbstract;
@@ -23,9 +24,13 @@ export class RequestLimit {
     points: number,
     seconds: number,
     private readonly what: string,
-    shared?: { ds: DataSource; keyPrefix: string },
+    shared?: { ds: DataSource; keyPrefix: string } | { store: LimitStore; keyPrefix: string },
   ) {
     if (points <= 0) return;
+    if (shared && 'store' in shared) {
+      this.limiter = shared.store.limiter(points, seconds, shared.keyPrefix);
+      return;
+    }
     const memory = new RateLimiterMemory({ points, duration: seconds });
     this.limiter = shared
       ? new RateLimiterPostgres({
@@ -83,21 +88,33 @@ export interface RateLimits {
 }
 
 /**
- * The per-second limits count in memory (a database round trip per request would cost more than
- * what they protect); the login limit, a few requests a minute, is shared through PostgreSQL.
+ * The per-second limits count in `store` (a database round trip per request would cost more than
+ * what they protect): Redis with REDIS_URL, else this process's memory; the login limit, a few
+ * requests a minute, is shared through PostgreSQL.
  */
 export function createRateLimits(
   limits: { publicPerSecond: number; loginPerMinute: number; developerPerSecond: number },
   ds?: DataSource,
+  store?: LimitStore,
 ): RateLimits {
   return {
-    public: new RequestLimit(limits.publicPerSecond, 1, 'anonymous requests from this address'),
+    public: new RequestLimit(
+      limits.publicPerSecond,
+      1,
+      'anonymous requests from this address',
+      store && { store, keyPrefix: 'public' },
+    ),
     login: new RequestLimit(
       limits.loginPerMinute,
       60,
       'login attempts from this address',
       ds ? { ds, keyPrefix: 'login' } : undefined,
     ),
-    developer: new RequestLimit(limits.developerPerSecond, 1, "requests for this developer's keys and tokens"),
+    developer: new RequestLimit(
+      limits.developerPerSecond,
+      1,
+      "requests for this developer's keys and tokens",
+      store && { store, keyPrefix: 'developer' },
+    ),
   };
 }

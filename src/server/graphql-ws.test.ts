@@ -4,6 +4,7 @@ import { buildSchema } from 'graphql';
 import WebSocket from 'ws';
 import { LiveCredentials } from '../auth/live-credentials';
 import type { Session } from '../auth/session';
+import { memoryLimitStore } from '../kernel/limit-store';
 import { createLogger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { errorFaces } from './error-faces';
@@ -28,7 +29,7 @@ async function start() {
       logger,
     ),
     errors: errorFaces(new Metrics(), logger),
-    connectionsPerIp: 10,
+    connections: memoryLimitStore().connectionCap('graphql', 10),
     liveCredentials: new LiveCredentials(() => undefined),
   });
   server.on('upgrade', ws.upgrade);

@@ -9,6 +9,7 @@ import type { LiveCredentials } from '../auth/live-credentials';
 import type { RequestContext } from '../auth/request-context';
 import { AppError } from '../errors/app-error';
 import { clientLimitKey } from '../kernel/client-address';
+import type { ConnectionCap } from '../kernel/limit-store';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
@@ -24,8 +25,8 @@ export interface GraphQLWsOptions {
   clientAddress: (req: http.IncomingMessage) => string;
   contexts: RequestContexts;
   errors: ErrorFaces;
-  /** WS_CONNECTIONS_PER_IP. */
-  connectionsPerIp: number;
+  /** WS_CONNECTIONS_PER_IP per client address key, counted across instances with REDIS_URL (limit-store.ts). */
+  connections: ConnectionCap;
   /** Ends a subscription when its key is revoked or its token logged out, heard from any instance. */
   liveCredentials: LiveCredentials;
 }
@@ -45,27 +46,24 @@ export function graphqlWs(opts: GraphQLWsOptions): {
 } {
   const { schema, pipeline, clientAddress, contexts, errors } = opts;
   // Over 1 MiB a message closes the connection with 1009 (ws's maxPayload); connections are capped per client address
-  // (an IPv6 client's /64: clientLimitKey).
-  const connections = new Map<string, number>();
+  // (an IPv6 client's /64: clientLimitKey), across instances with REDIS_URL.
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_BODY_BYTES,
     verifyClient: ({ req }, done) => {
-      if ((connections.get(clientLimitKey(clientAddress(req))) ?? 0) >= opts.connectionsPerIp) {
-        done(false, 429, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
-      } else {
-        done(true);
-      }
+      opts.connections.acquire(clientLimitKey(clientAddress(req))).then(
+        (release) => {
+          if (!release) {
+            done(false, 429, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
+            return;
+          }
+          // Given back when the connection closes (or its handshake fails after this check).
+          req.socket.once('close', release);
+          done(true);
+        },
+        () => done(false, 503, 'The connection could not be counted', { 'Retry-After': '1' }),
+      );
     },
-  });
-  wss.on('connection', (socket, req) => {
-    const address = clientLimitKey(clientAddress(req));
-    connections.set(address, (connections.get(address) ?? 0) + 1);
-    socket.once('close', () => {
-      const left = (connections.get(address) ?? 1) - 1;
-      if (left <= 0) connections.delete(address);
-      else connections.set(address, left);
-    });
   });
   const revocables = new WeakMap<RequestContext, ReturnType<typeof revocable>>();
   const server = useServer(

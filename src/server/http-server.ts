@@ -6,6 +6,7 @@ import type { Credentials } from '../auth/credentials';
 import type { LiveCredentials } from '../auth/live-credentials';
 import type { SessionFactory } from '../auth/session';
 import type { RequestLimit } from '../kernel/rate-limit';
+import { memoryLimitStore, type LimitStore } from '../kernel/limit-store';
 import type { Logger } from '../logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { docsPages } from './docs-pages';
@@ -42,6 +43,8 @@ export interface HttpServerOptions {
   chargeableDeveloper: (credentials: Credentials) => string | undefined;
   /** PUBLIC_RATE_LIMIT per client address, DEVELOPER_RATE_LIMIT per developer. */
   limits: { public: RequestLimit; developer: RequestLimit };
+  /** Where the WebSocket connection caps count (REDIS_URL: Redis); none: this process's memory. */
+  limitStore?: LimitStore;
   /** The JSON-RPC door (docs/api.md, "JSON-RPC door"): its HTTP answers and its WebSocket connections. */
   rpc?: { answer: RpcHttpOptions['answer']; open: RpcWsOpen };
   /** The Etherscan-compatible API's answers (docs/api.md, "Etherscan-compatible API"); without it, 404. */
@@ -122,13 +125,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   answerParserErrors(server);
 
   // GraphQL over WebSocket: the upgrade leaves the HTTP steps below at once.
+  // One cap for both WebSockets: an address's GraphQL and JSON-RPC connections count together (docs/api.md).
+  const wsConnections = (opts.limitStore ?? memoryLimitStore()).connectionCap('ws', opts.edge.wsConnectionsPerIp);
   const ws = graphqlWs({
     schema,
     pipeline,
     clientAddress,
     contexts,
     errors,
-    connectionsPerIp: opts.edge.wsConnectionsPerIp,
+    connections: wsConnections,
     liveCredentials: opts.liveCredentials,
   });
   const rpcSockets = opts.rpc
@@ -136,7 +141,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         open: opts.rpc.open,
         sessionFor: opts.sessionFor,
         clientAddress,
-        connectionsPerIp: opts.edge.wsConnectionsPerIp,
+        connections: wsConnections,
       })
     : undefined;
   // Upgrades: GraphQL's on /graphql, the JSON-RPC door's on /rpc/...; any other path is refused.

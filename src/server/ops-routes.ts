@@ -9,6 +9,8 @@ import { pathOf } from './step';
 export interface ReadinessReport {
   ready: boolean;
   database: { ready: boolean };
+  /** Where the per-second limits and WebSocket caps count: across instances (Redis) or per instance. */
+  limits: { store: 'redis' | 'memory' };
   networks: Record<
     string,
     { healthy: boolean; chainId: number; latencyMs: number | null; error?: string; explorerIndexHalted?: string }

@@ -7,6 +7,7 @@ import { isAppError } from '../errors/app-error';
 import { jsonRpcCodeOf } from '../errors/error-codes';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import { clientLimitKey } from '../kernel/client-address';
+import type { ConnectionCap } from '../kernel/limit-store';
 import { rpcPathOf, withPathKey } from './rpc-path';
 import { pathOf } from './step';
 
@@ -30,8 +31,8 @@ export interface RpcWsOptions {
   open: RpcWsOpen;
   sessionFor: SessionFactory;
   clientAddress: (req: http.IncomingMessage) => string;
-  /** WS_CONNECTIONS_PER_IP, shared with GraphQL's WebSocket. */
-  connectionsPerIp: number;
+  /** WS_CONNECTIONS_PER_IP per client address key (as GraphQL's WebSocket), across instances with REDIS_URL. */
+  connections: ConnectionCap;
 }
 
 /** A connection that has this much unsent is not keeping up: it is closed rather than buffered without end. */
@@ -63,7 +64,6 @@ export function rpcWs(opts: RpcWsOptions): {
   dispose(): Promise<void>;
 } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
-  const connections = new Map<string, number>();
 
   const serve = (ws: WebSocket, connection: RpcWsConnection) => {
     let queue = Promise.resolve();
@@ -96,48 +96,17 @@ export function rpcWs(opts: RpcWsOptions): {
       if (!door) return refuse(socket, 400, -32600, 'not a JSON-RPC path');
       const clientIp = opts.clientAddress(req);
       // Counted as every per-address limit is: an IPv6 client by its /64 (docs/api.md, "Conventions").
-      const address = clientLimitKey(clientIp);
-      if ((connections.get(address) ?? 0) >= opts.connectionsPerIp) {
-        return refuse(socket, 429, -32005, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
-      }
-      const credentials = withPathKey(credentialsFromHttpHeaders(req.headers), path);
-      const session = opts.sessionFor(credentials, clientIp);
-      let ws: WebSocket | undefined;
-      const peer = {
-        push: (notification: unknown) => {
-          if (!ws || ws.readyState !== ws.OPEN) return false;
-          if (ws.bufferedAmount > MAX_BUFFERED) {
-            ws.close(1008, 'notifications are not being read');
-            return false;
+      opts.connections.acquire(clientLimitKey(clientIp)).then(
+        (release) => {
+          if (!release) {
+            refuse(socket, 429, -32005, 'Too many WebSocket connections from this address', { 'Retry-After': '10' });
+            return;
           }
-          ws.send(JSON.stringify(notification));
-          return true;
+          // Given back when the connection closes, or at once if it is never opened.
+          socket.once('close', release);
+          open(req, socket, head, door.network, clientIp, path);
         },
-        end: (code: number, reason: string) => ws?.close(code, reason),
-      };
-      opts.open(door.network, session, peer).then(
-        (connection) => {
-          wss.handleUpgrade(req, socket, head, (accepted) => {
-            ws = accepted;
-            connections.set(address, (connections.get(address) ?? 0) + 1);
-            accepted.once('close', () => {
-              const left = (connections.get(address) ?? 1) - 1;
-              if (left <= 0) connections.delete(address);
-              else connections.set(address, left);
-            });
-            serve(accepted, connection);
-          });
-        },
-        (err: unknown) => {
-          if (!isAppError(err)) return refuse(socket, 400, -32603, 'the connection could not be opened');
-          const status =
-            err.code === 'INVALID_API_KEY' || err.code === 'UNAUTHENTICATED'
-              ? 401
-              : err.code === 'RATE_LIMITED'
-                ? 429
-                : 400;
-          refuse(socket, status, jsonRpcCodeOf(err.code), err.message, err.headers);
-        },
+        () => refuse(socket, 503, -32603, 'the connection could not be counted', { 'Retry-After': '1' }),
       );
     },
     cut() {
@@ -148,4 +117,47 @@ export function rpcWs(opts: RpcWsOptions): {
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+
+  function open(
+    req: http.IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    network: string,
+    clientIp: string,
+    path: string,
+  ): void {
+    const credentials = withPathKey(credentialsFromHttpHeaders(req.headers), path);
+    const session = opts.sessionFor(credentials, clientIp);
+    let ws: WebSocket | undefined;
+    const peer = {
+      push: (notification: unknown) => {
+        if (!ws || ws.readyState !== ws.OPEN) return false;
+        if (ws.bufferedAmount > MAX_BUFFERED) {
+          ws.close(1008, 'notifications are not being read');
+          return false;
+        }
+        ws.send(JSON.stringify(notification));
+        return true;
+      },
+      end: (code: number, reason: string) => ws?.close(code, reason),
+    };
+    opts.open(network, session, peer).then(
+      (connection) => {
+        wss.handleUpgrade(req, socket, head, (accepted) => {
+          ws = accepted;
+          serve(accepted, connection);
+        });
+      },
+      (err: unknown) => {
+        if (!isAppError(err)) return refuse(socket, 400, -32603, 'the connection could not be opened');
+        const status =
+          err.code === 'INVALID_API_KEY' || err.code === 'UNAUTHENTICATED'
+            ? 401
+            : err.code === 'RATE_LIMITED'
+              ? 429
+              : 400;
+        refuse(socket, status, jsonRpcCodeOf(err.code), err.message, err.headers);
+      },
+    );
+  }
 }

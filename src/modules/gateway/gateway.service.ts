@@ -9,7 +9,7 @@ import { httpStatusOf } from '../../errors/error-codes';
 import type { Logger } from '../../logger';
 import type { Session } from '../../auth/session';
 import type { Network } from '../../config';
-import { RequestLimit } from '../../kernel/rate-limit';
+import type { RequestLimit } from '../../kernel/rate-limit';
 import type { UsageRecorder } from '../analytics';
 import type { ContractEntity } from '../contracts';
 import type { ContractService } from '../contracts';
@@ -84,12 +84,13 @@ export class GatewayService {
     private readonly wallets: WalletService,
     private readonly sender: TransactionSender,
     private readonly usage: UsageRecorder,
-    rateLimitPerSecond: number,
+    /** API_KEY_RATE_LIMIT, counted where the other per-second limits are (kernel/rate-limit.ts). */
+    keyLimit: RequestLimit,
     private readonly logger: Logger,
     /** Block-scoped answers of queries and the head they are read at. */
     private readonly reads: { cache: ReadCache; heads: KnownHeads },
   ) {
-    this.keyLimit = new RequestLimit(rateLimitPerSecond, 1, 'requests for this API key');
+    this.keyLimit = keyLimit;
     this.idempotency = new IdempotencyStore(ds);
   }
 

@@ -19,6 +19,7 @@ import {
 import { type PoolOutcome, SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
 import { sourceShapeKey } from './source-shape';
 import type { CompileStore } from './compile-store';
+import type { ConnectionCap } from '../../../kernel/limit-store';
 
 export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, CompilerInfo } from './compiler.types';
 export { findOpcode, PUSH0 } from './opcode-scan';
@@ -67,6 +68,11 @@ export interface SolidityCompilerOptions {
   maxQueued?: number;
   /** Developers' successful outputs kept on disk across restarts (COMPILE_CACHE_DIR); none when absent. */
   store?: CompileStore;
+  /**
+   * With REDIS_URL: each client's one compile slot, held across all instances (a cap of 1 per
+   * `lane:client` key, kernel/limit-store.ts); without it the slot is this instance's alone.
+   */
+  sharedSlots?: ConnectionCap;
   logger?: pino.Logger;
 }
 
@@ -85,6 +91,13 @@ export interface SolidityCompilerStats extends SolcWorkerPoolStats {
  */
 export type CompileLane = 'anonymous' | 'developer';
 export const COMPILE_LANES: readonly CompileLane[] = ['developer', 'anonymous'];
+
+/** The caller's compile slot is held on another instance: its refusal, for that caller alone. */
+class SharedSlotRefused extends Error {
+  constructor(readonly refusal: AppError) {
+    super(refusal.message);
+  }
+}
 
 /** A remembered outcome: a success, or a failure that the same input would reproduce. */
 type CachedCompile =
@@ -117,6 +130,7 @@ export class SolidityCompiler {
   private readonly maxSourceBytes: number;
   private readonly logger: pino.Logger | undefined;
   private readonly store: CompileStore | undefined;
+  private readonly sharedSlots: ConnectionCap | undefined;
   /** solc's long version as recorded with a stored output, until a worker tells it. */
   private storedVersion: string | undefined;
   private cacheHits = 0;
@@ -146,6 +160,7 @@ export class SolidityCompiler {
     this.maxSourceBytes = opts.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
     this.logger = opts.logger;
     this.store = opts.store;
+    this.sharedSlots = opts.sharedSlots;
   }
 
   get stats(): SolidityCompilerStats {
@@ -214,13 +229,34 @@ export class SolidityCompiler {
         // Taken before anything is awaited: a refusal then concerns this caller alone, never one
         // that joined this compile meanwhile.
         const release = this.claimFor(client, lane);
-        running = this.compileUncached(valid.sources, key, lane, shape, client).finally(() => {
-          this.inFlight.delete(flightKey);
-          release();
-        });
+        // Then the slot held across instances (REDIS_URL), inside the shared run: a refusal there
+        // goes to this caller, and whoever joined meanwhile tries again on its own.
+        running = this.claimShared(client, lane)
+          .then(async (releaseShared) => {
+            try {
+              return await this.compileUncached(valid.sources, key, lane, shape, client);
+            } finally {
+              releaseShared();
+            }
+          })
+          .finally(() => {
+            this.inFlight.delete(flightKey);
+            release();
+          });
         this.inFlight.set(flightKey, running);
+        try {
+          entry = await running;
+        } catch (e) {
+          throw e instanceof SharedSlotRefused ? e.refusal : e;
+        }
+      } else {
+        try {
+          entry = await running;
+        } catch (e) {
+          if (e instanceof SharedSlotRefused) return this.compileNow(input, lane, client);
+          throw e;
+        }
       }
-      entry = await running;
     }
     if (!entry.ok) {
       // A fresh error per caller: cached details must not be shared or mutated.
@@ -281,6 +317,25 @@ export class SolidityCompiler {
     return () => {
       if (this.clientCompiles.get(slotKey) === mine) this.clientCompiles.delete(slotKey);
     };
+  }
+
+  /**
+   * `client`'s compile slot across instances (sharedSlots); 429 RATE_LIMITED when another instance
+   * holds it, with Retry-After the lane's time limit (when that compile began is not known here).
+   */
+  private async claimShared(client: string | undefined, lane: CompileLane): Promise<() => void> {
+    if (client === undefined || !this.sharedSlots) return () => undefined;
+    const release = await this.sharedSlots.acquire(`${lane}:${client}`);
+    if (release) return release;
+    const seconds = Math.max(1, Math.ceil(this.poolOf(lane).timeoutMs / 1000));
+    throw new SharedSlotRefused(
+      new AppError(
+        'RATE_LIMITED',
+        `A compile of yours is already queued or running; one at a time (retry in ${seconds} s)`,
+        { retryAfterSeconds: seconds },
+        { 'Retry-After': String(seconds) },
+      ),
+    );
   }
 
   private poolOf(lane: CompileLane): SolcWorkerPool {
