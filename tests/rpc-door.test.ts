@@ -146,6 +146,8 @@ describe('viem over HTTP', () => {
     const receipt = await viemClient(readKey).waitForTransactionReceipt({ hash, pollingInterval: 100 });
     expect(receipt.status).toBe('success');
     expect(await providerOf(stack, 'testnet').getBalance(to)).toBe(ethersParseEther('0.5'));
+    // Read after the receipt through the door: never older than the receipt's block.
+    expect(await viemClient(readKey).getBalance({ address: to })).toBe(viemLib.parseEther('0.5'));
   });
 });
 

@@ -385,6 +385,14 @@ export class GatewayService {
   }
 
   /**
+   * A block a client has seen (the JSON-RPC door relayed it): reads at the head are at least that
+   * fresh from now on, so that a client reading after a receipt it was sent sees the receipt's block.
+   */
+  raiseHead(network: Network, block: number): void {
+    this.reads.heads.raise(network, block);
+  }
+
+  /**
    * An eth_call of `data` to `to` at the head the service knows, through the read cache (one node
    * call per block and distinct call); at `latest`, uncached, while no head is known. `load` asks
    * the node at the block it is given (undefined: latest).

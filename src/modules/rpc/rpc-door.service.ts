@@ -287,8 +287,11 @@ export class RpcDoorService {
           if (refused) return failure(id, refused.code, refused.message);
           return await this.relay(network, id, method, params);
         }
-        default:
-          return await this.relay(network, id, method, params, principal.developerId);
+        default: {
+          const answer = await this.relay(network, id, method, params, principal.developerId);
+          this.noteBlockSeen(network, method, answer);
+          return answer;
+        }
       }
     } catch (err) {
       if (err instanceof NodeAnswerError) return failure(id, err.error.code, err.error.message, err.error.data);
@@ -476,6 +479,22 @@ export class RpcDoorService {
       throw new NodeAnswerError({ code, message: cut(String(message ?? 'error')), data });
     });
     return { jsonrpc: '2.0', id, result };
+  }
+
+  /**
+   * Reads at the head are never older than a block this client was shown: the head it asked for,
+   * a receipt's or a block's number raise the head the service reads at (docs/api.md, "JSON-RPC door").
+   */
+  private noteBlockSeen(network: Network, method: string, answer: JsonRpcResponse): void {
+    if (!('result' in answer) || answer.result === null) return;
+    const { result } = answer;
+    let seen: unknown;
+    if (method === 'eth_blockNumber') seen = result;
+    else if (method === 'eth_getTransactionReceipt') seen = (result as { blockNumber?: unknown }).blockNumber;
+    else if (method === 'eth_getBlockByNumber' || method === 'eth_getBlockByHash') {
+      seen = (result as { number?: unknown }).number;
+    }
+    if (typeof seen === 'string' && HEX_QUANTITY.test(seen)) this.gateway.raiseHead(network, Number(BigInt(seen)));
   }
 
   /** eth_getLogs within 5,000 blocks (counted on the numbers asked) and 10,000 logs. */
