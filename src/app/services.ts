@@ -20,7 +20,7 @@ import { KnownHeads } from '../modules/gateway/known-heads';
 import { ReadCache } from '../modules/gateway/read-cache';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
-import { hashApiKey, REVOCATION_ACK_TIMEOUT_MS } from '../modules/keys/keys.service';
+import { hashApiKey, POLICY_CHANGE_PREFIX, REVOCATION_ACK_TIMEOUT_MS } from '../modules/keys/keys.service';
 import { apiKeyOf } from '../auth/credentials';
 import { LiveCredentials, logoutNotice, parseLogoutNotice } from '../auth/live-credentials';
 import { ProjectService } from '../modules/projects/projects.service';
@@ -151,6 +151,11 @@ export function createServices(deps: {
         liveCredentials.loggedOut(logout.developerId, logout.generation);
         return;
       }
+      // A key's policies changed or it was rotated with grace: re-read, nothing ended.
+      if (payload.startsWith(POLICY_CHANGE_PREFIX)) {
+        keys.forget(payload.slice(POLICY_CHANGE_PREFIX.length));
+        return;
+      }
       keys.forget(payload);
       liveCredentials.keyRevoked(payload);
     },
@@ -159,7 +164,14 @@ export function createServices(deps: {
       liveCredentials.revocationsMissed();
     },
   );
-  const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger);
+  const keys = new ApiKeyService(
+    deps.ds,
+    auth,
+    projects,
+    revocations,
+    deps.logger,
+    deps.config.apiKeyRateLimit,
+  );
   const usage = new UsageRecorder(deps.ds, deps.logger);
   const gateway = new GatewayService(
     deps.ds,

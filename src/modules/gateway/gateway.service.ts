@@ -69,6 +69,8 @@ export class GatewayService {
   private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
   /** API_KEY_RATE_LIMIT: requests per second per key. */
   private readonly keyLimit: RequestLimit;
+  /** Keys' own rateLimitPerSecond budgets, one limiter per distinct rate (at most API_KEY_RATE_LIMIT of them). */
+  private readonly ownKeyLimits = new Map<number, RequestLimit>();
   private readonly codec = new CallCodec();
   /** Elements of the results decoded for each request so far (one Session per request or operation). */
   private readonly decodeBudgets = new WeakMap<Session, DecodeBudget>();
@@ -347,7 +349,7 @@ export class GatewayService {
   ): Promise<{ contract: ServedContract; abiMethod: AbiMethod; principal: ApiKeyPrincipal }> {
     const principal = await session.apiKey();
     trace.principal = principal;
-    await this.rateLimit(principal.keyId);
+    await this.chargeKey(principal.keyId, principal.policies.rateLimitPerSecond);
     const contract = await this.servedContract(contractId);
     // Counted under the contract only when it is the key owner's: another developer's contract
     // (refused below) never appears, by id or name, in this developer's analytics.
@@ -371,16 +373,24 @@ export class GatewayService {
       contract.methods.set(name, abiMethod);
     }
     trace.method = abiMethod.signature;
+    // The key's method policy (by name or signature) and daily quota (docs/api.md, "API keys": refusals).
+    await session.keyCall(principal, [abiMethod.name, abiMethod.signature]);
     return { contract, abiMethod, principal };
   }
 
-  private rateLimit(keyId: string): Promise<void> {
-    return this.keyLimit.consume(keyId);
-  }
-
-  /** Charges one call of `keyId` to the key's per-second budget (the JSON-RPC door's calls count as gateway calls). */
-  chargeKey(keyId: string): Promise<void> {
-    return this.keyLimit.consume(keyId);
+  /**
+   * Charges one call of `keyId` to the key's per-second budget (the JSON-RPC door's calls count as
+   * gateway calls): its own `rateLimitPerSecond` when it has one (at most the service's), else
+   * API_KEY_RATE_LIMIT.
+   */
+  chargeKey(keyId: string, perSecond?: number | null): Promise<void> {
+    if (!perSecond || !this.keyLimit.enabled) return this.keyLimit.consume(keyId);
+    let limit = this.ownKeyLimits.get(perSecond);
+    if (!limit) {
+      limit = new RequestLimit(perSecond, 1, 'requests for this API key');
+      this.ownKeyLimits.set(perSecond, limit);
+    }
+    return limit.consume(keyId);
   }
 
   /**

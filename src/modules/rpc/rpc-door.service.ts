@@ -184,7 +184,7 @@ export class RpcDoorService {
     }
     try {
       for (let i = 0; i < items.length; i++) {
-        await this.gateway.chargeKey(principal.keyId);
+        await this.gateway.chargeKey(principal.keyId, principal.policies.rateLimitPerSecond);
         if (i > 0) await this.developerLimit.consume(principal.developerId);
       }
     } catch (err) {
@@ -192,7 +192,7 @@ export class RpcDoorService {
     }
     const restriction = await this.restrictionOf(principal, network);
     const answers = await Promise.all(
-      items.map((item) => this.one(network, item, principal, restriction, socket && { ...socket, session })),
+      items.map((item) => this.one(network, item, principal, restriction, session, socket && { ...socket, session })),
     );
     return { status: 200, body: batch ? answers : answers[0]! };
   }
@@ -202,7 +202,13 @@ export class RpcDoorService {
     if (!isAppError(err)) throw err;
     const e = err as AppError;
     const status =
-      e.code === 'RATE_LIMITED' ? 429 : e.code === 'INVALID_API_KEY' || e.code === 'UNAUTHENTICATED' ? 401 : 400;
+      e.code === 'RATE_LIMITED'
+        ? 429
+        : e.code === 'INVALID_API_KEY' || e.code === 'UNAUTHENTICATED'
+          ? 401
+          : e.code === 'KEY_POLICY_DENIED'
+            ? 403
+            : 400;
     return { status, body: failure(null, jsonRpcCodeOf(e.code), e.message), headers: e.headers };
   }
 
@@ -211,6 +217,7 @@ export class RpcDoorService {
     item: unknown,
     principal: ApiKeyPrincipal,
     restriction: Restriction,
+    session: Session,
     socket?: SocketContext & { session: Session },
   ): Promise<JsonRpcResponse> {
     const started = performance.now();
@@ -228,8 +235,17 @@ export class RpcDoorService {
       } else {
         method = raw.method.slice(0, 100);
         const call = { id, method, params: (raw.params as unknown[]) ?? [] };
-        answer =
-          socket && SUBSCRIPTION_METHODS.has(method)
+        // The key's method policy and daily quota, per call (docs/api.md, "API keys": refusals).
+        let refused: AppError | undefined;
+        try {
+          await session.keyCall(principal, [method]);
+        } catch (e) {
+          if (!isAppError(e)) throw e;
+          refused = e;
+        }
+        answer = refused
+          ? failure(id, jsonRpcCodeOf(refused.code), refused.message, refused.details)
+          : socket && SUBSCRIPTION_METHODS.has(method)
             ? await this.subscription(network, call, principal, restriction, socket)
             : await this.call(network, call, principal, restriction);
       }
@@ -534,14 +550,18 @@ export class RpcDoorService {
 
   /** The addresses of the key's contracts on `network` (lower case), or null when the key is not restricted. */
   private async restrictionOf(principal: ApiKeyPrincipal, network: Network): Promise<Restriction> {
-    if (!principal.contractId) return null;
-    let known = this.contractAddresses.get(principal.contractId);
-    if (!known) {
-      const contract = await this.contracts.require(principal.contractId).catch(() => null);
-      if (!contract?.address || contract.status !== 'deployed') return new Set();
-      known = { network: contract.network, address: contract.address.toLowerCase() };
-      this.contractAddresses.set(principal.contractId, known);
+    if (!principal.contractIds) return null;
+    const addresses = new Set<string>();
+    for (const contractId of principal.contractIds) {
+      let known = this.contractAddresses.get(contractId);
+      if (!known) {
+        const contract = await this.contracts.require(contractId).catch(() => null);
+        if (!contract?.address || contract.status !== 'deployed') continue;
+        known = { network: contract.network, address: contract.address.toLowerCase() };
+        this.contractAddresses.set(contractId, known);
+      }
+      if (known.network === network) addresses.add(known.address);
     }
-    return known.network === network ? new Set([known.address]) : new Set();
+    return addresses;
   }
 }
