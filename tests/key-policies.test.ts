@@ -319,7 +319,9 @@ describe('rotation', () => {
     expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(401);
     expect((await query(token.id, 'totalSupply', byDefault.body.apiKey)).status).toBe(201);
     expect((await query(token.id, 'totalSupply', short.body.apiKey)).status).toBe(201);
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(short.body.previousKeyValidUntil) - Date.now()) + 300));
+    await new Promise((r) =>
+      setTimeout(r, Math.max(0, Date.parse(short.body.previousKeyValidUntil) - Date.now()) + 300),
+    );
     expect((await query(token.id, 'totalSupply', byDefault.body.apiKey)).status).toBe(401);
     expect((await query(token.id, 'totalSupply', short.body.apiKey)).status).toBe(201);
   });

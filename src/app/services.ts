@@ -164,14 +164,7 @@ export function createServices(deps: {
       liveCredentials.revocationsMissed();
     },
   );
-  const keys = new ApiKeyService(
-    deps.ds,
-    auth,
-    projects,
-    revocations,
-    deps.logger,
-    deps.config.apiKeyRateLimit,
-  );
+  const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger, deps.config.apiKeyRateLimit);
   const usage = new UsageRecorder(deps.ds, deps.logger);
   const gateway = new GatewayService(
     deps.ds,

@@ -257,7 +257,10 @@ export class ApiKeyService {
     }
     for (const origin of p.allowedOrigins ?? []) {
       if (!isExactOrigin(origin)) {
-        throw invalid('allowedOrigins', `allowedOrigins entries must be origins such as https://app.example: ${origin}`);
+        throw invalid(
+          'allowedOrigins',
+          `allowedOrigins entries must be origins such as https://app.example: ${origin}`,
+        );
       }
     }
     for (const entry of p.allowedIps ?? []) {

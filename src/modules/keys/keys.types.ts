@@ -1,14 +1,4 @@
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 /** Entries of one policy kind a key may hold (docs/api.md, "API keys": policies). */
@@ -59,7 +49,10 @@ export class CreateApiKeyInput {
   @IsUUID('all', { each: true, message: 'contractIds must be UUIDs' })
   contractIds?: string[] | null;
 
-  @Field(() => [String], { nullable: true, description: 'Exact origins (scheme://host[:port]) the key is accepted from.' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Exact origins (scheme://host[:port]) the key is accepted from.',
+  })
   @IsOptional()
   @ArrayMinSize(1, { message: 'allowedOrigins must not be empty' })
   @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedOrigins holds at most ${MAX_POLICY_ENTRIES} entries` })
@@ -121,7 +114,10 @@ export class UpdateApiKeyInput {
   @IsUUID('all', { each: true, message: 'contractIds must be UUIDs' })
   contractIds?: string[] | null;
 
-  @Field(() => [String], { nullable: true, description: 'Exact origins (scheme://host[:port]) the key is accepted from.' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Exact origins (scheme://host[:port]) the key is accepted from.',
+  })
   @IsOptional()
   @ArrayMinSize(1, { message: 'allowedOrigins must not be empty' })
   @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedOrigins holds at most ${MAX_POLICY_ENTRIES} entries` })
@@ -231,7 +227,10 @@ export class ApiKeyInfo {
   @Field(() => [String], { nullable: true, description: 'Origins the key is accepted from, if restricted.' })
   allowedOrigins!: string[] | null;
 
-  @Field(() => [String], { nullable: true, description: 'Addresses and CIDR blocks the key is accepted from, if restricted.' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Addresses and CIDR blocks the key is accepted from, if restricted.',
+  })
   allowedIps!: string[] | null;
 
   @Field(() => [String], { nullable: true, description: 'Methods the key may call, if restricted.' })
