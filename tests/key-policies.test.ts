@@ -271,6 +271,17 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     expect((await listItem(k.id)).requestsToday).toBe(20);
   });
 
+  it('requestsToday counts the requests of a key without a quota too (added within 5 s)', async () => {
+    const k = await newKey(api, dev);
+    for (let i = 0; i < 3; i++) expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
+    expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
+    const deadline = Date.now() + 10_000;
+    while ((await listItem(k.id)).requestsToday !== 4 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect((await listItem(k.id)).requestsToday).toBe(4);
+  });
+
   it('rateLimitPerSecond: the key’s own per-second budget', async () => {
     const k = await newKey(api, dev, { rateLimitPerSecond: 2 });
     const results = await Promise.all(Array.from({ length: 8 }, () => query(token.id, 'totalSupply', k.apiKey)));

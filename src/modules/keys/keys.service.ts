@@ -32,6 +32,8 @@ const CACHE_TTL_MS = 60_000;
 export const REVOCATION_ACK_TIMEOUT_MS = 2000;
 /** lastUsedAt is written in batches at this pace (API.md §7 allows 60 s of lag). */
 const TOUCH_FLUSH_MS = 30_000;
+/** Requests of keys without a daily quota are added to requestsToday in batches at this pace. */
+const DAILY_FLUSH_MS = 5_000;
 
 export const hashApiKey = (key: string) => hash('sha256', key, 'hex');
 
@@ -111,6 +113,9 @@ export class ApiKeyService {
   /** Bumped by every revocation heard: a lookup that raced one must not be cached. */
   private generation = 0;
   private readonly flushTimer: NodeJS.Timeout;
+  /** Requests of keys without a daily quota not yet added to requestsToday, by `keyId|day`. */
+  private readonly uncounted = new Map<string, number>();
+  private readonly dailyTimer: NodeJS.Timeout;
 
   constructor(
     private readonly ds: DataSource,
@@ -123,6 +128,8 @@ export class ApiKeyService {
   ) {
     this.flushTimer = setInterval(() => void this.flushTouches(), TOUCH_FLUSH_MS);
     this.flushTimer.unref();
+    this.dailyTimer = setInterval(() => void this.flushDaily(), DAILY_FLUSH_MS);
+    this.dailyTimer.unref();
   }
 
   /**
@@ -378,7 +385,12 @@ export class ApiKeyService {
    */
   async countDaily(principal: ApiKeyPrincipal): Promise<void> {
     const quota = principal.policies.dailyQuota;
-    if (quota === null) return;
+    if (quota === null) {
+      // No quota to enforce: counted in memory and added in batches (requestsToday lags by DAILY_FLUSH_MS).
+      const slot = `${principal.keyId}|${new Date().toISOString().slice(0, 10)}`;
+      this.uncounted.set(slot, (this.uncounted.get(slot) ?? 0) + 1);
+      return;
+    }
     const rows = (await this.ds.query(
       `INSERT INTO api_key_daily_requests AS d (key_id, day, requests)
        VALUES ($1, (now() AT TIME ZONE 'utc')::date, 1)
@@ -479,8 +491,26 @@ export class ApiKeyService {
       .catch((err: unknown) => this.logger.warn({ err }, 'could not record API key use'));
   }
 
+  /** Adds the requests counted in memory to requestsToday, in one statement. */
+  async flushDaily(): Promise<void> {
+    if (this.uncounted.size === 0) return;
+    const slots = [...this.uncounted];
+    this.uncounted.clear();
+    await this.ds
+      .query(
+        `INSERT INTO api_key_daily_requests AS d (key_id, day, requests)
+         SELECT s.key_id, s.day, s.n FROM unnest($1::uuid[], $2::date[], $3::int[]) AS s(key_id, day, n)
+           WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = s.key_id)
+         ON CONFLICT (key_id, day) DO UPDATE SET requests = d.requests + excluded.requests`,
+        [slots.map(([slot]) => slot.split('|')[0]), slots.map(([slot]) => slot.split('|')[1]), slots.map(([, n]) => n)],
+      )
+      .catch((err: unknown) => this.logger.warn({ err }, "could not record API keys' requests of the day"));
+  }
+
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
+    clearInterval(this.dailyTimer);
+    await this.flushDaily();
     await this.flushTouches();
   }
 }
