@@ -1,4 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { client, type Client } from './kit/http';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
@@ -289,6 +291,77 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(4);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(4);
   });
+});
+
+describe('GraphQL subscriptions with a key', () => {
+  /** The first outcome of a contractEvents subscription of `counter` opened with `key` (and an Origin). */
+  async function firstOutcome(key: string, origin?: string): Promise<{ code?: string; event?: string }> {
+    class OriginSocket extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, origin ? { headers: { origin } } : {});
+      }
+    }
+    const ws = createClient({
+      url: stack.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: OriginSocket,
+      retryAttempts: 0,
+      connectionParams: { 'x-api-key': key },
+    });
+    try {
+      return await new Promise((settle) => {
+        let sending = false;
+        // An accepted subscription hears the next event: one increment a second until it does.
+        const poke = setInterval(() => {
+          if (sending) return;
+          sending = true;
+          void api
+            .post(`/api/devportal/contracts/${counter.id}/invoke/increment`, {}, { apiKey: writer })
+            .finally(() => (sending = false));
+        }, 1000);
+        const timer = setTimeout(() => resolve({}), 30_000);
+        function resolve(outcome: { code?: string; event?: string }) {
+          clearInterval(poke);
+          clearTimeout(timer);
+          settle(outcome);
+        }
+        ws.subscribe(
+          {
+            query: `subscription($id: ID!) { contractEvents(contractId: $id, event: "Incremented") { event } }`,
+            variables: { id: counter.id },
+          },
+          {
+            next: (msg) => {
+              if (msg.errors) resolve({ code: msg.errors[0]?.extensions?.code as string });
+              else resolve({ event: (msg.data as any).contractEvents.event });
+            },
+            error: (e: any) => resolve({ code: (Array.isArray(e) ? e[0] : e)?.extensions?.code ?? String(e) }),
+            complete: () => undefined,
+          },
+        );
+      });
+    } finally {
+      await ws.dispose();
+    }
+  }
+  let writer: string;
+  beforeAll(async () => {
+    writer = (await newKey(api, dev)).apiKey;
+  });
+
+  it('refuses outside origins and addresses, an expired key and another contract; allows the rest', async () => {
+    const byOrigin = await newKey(api, dev, { allowedOrigins: ['https://app.example'] });
+    expect(await firstOutcome(byOrigin.apiKey)).toEqual({ code: 'KEY_POLICY_DENIED' });
+    expect(await firstOutcome(byOrigin.apiKey, 'https://evil.example')).toEqual({ code: 'KEY_POLICY_DENIED' });
+    expect(await firstOutcome(byOrigin.apiKey, 'https://app.example')).toEqual({ event: 'Incremented' });
+    const byIp = await newKey(api, dev, { allowedIps: ['10.0.0.0/8'] });
+    expect(await firstOutcome(byIp.apiKey)).toEqual({ code: 'KEY_POLICY_DENIED' });
+    const expired = await newKey(api, dev, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    expect(await firstOutcome(expired.apiKey)).toEqual({ code: 'INVALID_API_KEY' });
+    const elsewhere = await newKey(api, dev, { contractIds: [token.id, other.id] });
+    expect(await firstOutcome(elsewhere.apiKey)).toEqual({ code: 'KEY_NOT_FOR_CONTRACT' });
+    const several = await newKey(api, dev, { contractIds: [token.id, counter.id], allowedIps: ['127.0.0.0/8'] });
+    expect(await firstOutcome(several.apiKey)).toEqual({ event: 'Incremented' });
+  }, 120_000);
 });
 
 describe('rotation', () => {
