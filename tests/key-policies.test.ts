@@ -240,8 +240,16 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
   });
 
   it('daily quota: 429 with details.policy and Retry-After to UTC midnight; policy refusals not counted', async () => {
-    const k = await newKey(api, dev, { dailyQuota: 3, allowedMethods: ['totalSupply', 'eth_chainId'] });
+    const k = await newKey(api, dev, {
+      dailyQuota: 3,
+      allowedMethods: ['totalSupply', 'eth_chainId', 'eth_call', 'count'],
+      contractIds: [token.id],
+    });
     for (let i = 0; i < 4; i++) expect((await query(token.id, 'decimals', k.apiKey)).status).toBe(403);
+    for (let i = 0; i < 2; i++) expect((await query(other.id, 'count', k.apiKey)).status).toBe(403);
+    const outside = await rpc(k.apiKey, 'eth_call', [{ to: other.address, data: '0x06661abd' }, 'latest']);
+    expect(outside.body.error.code).toBe(-32602);
+    expect((await rpc(k.apiKey, 'eth_blockNumber')).body.error.code).toBe(-32003);
     expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
     expect((await gqlQuery(token.id, 'totalSupply', k.apiKey)).body.data.queryContract.result).toBe('1000000');
     expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');

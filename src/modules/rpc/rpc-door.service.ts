@@ -235,19 +235,10 @@ export class RpcDoorService {
       } else {
         method = raw.method.slice(0, 100);
         const call = { id, method, params: (raw.params as unknown[]) ?? [] };
-        // The key's method policy and daily quota, per call (docs/api.md, "API keys": refusals).
-        let refused: AppError | undefined;
-        try {
-          await session.keyCall(principal, [method]);
-        } catch (e) {
-          if (!isAppError(e)) throw e;
-          refused = e;
-        }
-        answer = refused
-          ? failure(id, jsonRpcCodeOf(refused.code), refused.message, refused.details)
-          : socket && SUBSCRIPTION_METHODS.has(method)
+        answer =
+          socket && SUBSCRIPTION_METHODS.has(method)
             ? await this.subscription(network, call, principal, restriction, socket)
-            : await this.call(network, call, principal, restriction);
+            : await this.call(network, call, principal, restriction, session);
       }
     }
     this.usage.record({
@@ -269,6 +260,7 @@ export class RpcDoorService {
     call: Call,
     principal: ApiKeyPrincipal,
     restriction: Restriction,
+    session: Session,
   ): Promise<JsonRpcResponse> {
     const { id, method, params } = call;
     const known = READ_METHODS.has(method) || WRITE_METHODS.has(method);
@@ -284,6 +276,8 @@ export class RpcDoorService {
         const refused = this.outsideRestriction(method, params, restriction);
         if (refused) return failure(id, -32602, refused);
       }
+      const denied = await this.policyRefusal(session, principal, id, method);
+      if (denied) return denied;
       switch (method) {
         case 'eth_chainId':
           return { jsonrpc: '2.0', id, result: `0x${CHAIN_IDS[network].toString(16)}` };
@@ -329,6 +323,8 @@ export class RpcDoorService {
       }
       return { jsonrpc: '2.0', id, result: feed !== undefined };
     }
+    const denied = await this.policyRefusal(socket.session, principal, id, method);
+    if (denied) return denied;
     if (subs.running.size >= MAX_SUBSCRIPTIONS) {
       return failure(id, -32005, `at most ${MAX_SUBSCRIPTIONS} subscriptions on one connection`);
     }
@@ -546,6 +542,25 @@ export class RpcDoorService {
     const address = typeof filter === 'object' && filter !== null ? (filter as Record<string, unknown>).address : null;
     const addresses = Array.isArray(address) ? address : address === undefined || address === null ? [] : [address];
     return addresses.length > 0 && addresses.every(inside) ? null : refusal;
+  }
+
+  /**
+   * The key's method policy and daily quota for one call that passed the other checks (docs/api.md,
+   * "API keys": refusals), its refusal as the call's error; a call refused earlier is not counted.
+   */
+  private async policyRefusal(
+    session: Session,
+    principal: ApiKeyPrincipal,
+    id: JsonRpcId,
+    method: string,
+  ): Promise<JsonRpcResponse | undefined> {
+    try {
+      await session.keyCall(principal, [method]);
+      return undefined;
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      return failure(id, jsonRpcCodeOf(e.code), e.message, e.details);
+    }
   }
 
   /** The addresses of the key's contracts on `network` (lower case), or null when the key is not restricted. */
