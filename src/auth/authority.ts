@@ -41,8 +41,12 @@ export interface KeyRequest {
 /** Parses an `allowedIps` entry (an address or a CIDR block) with ipaddr.js; throws on anything else. */
 export function parseIpRange(entry: string): IpRange {
   const text = entry.trim();
+  const address = text.split('/')[0]!;
+  // ipaddr.js also reads the legacy IPv4 forms (`10.0.0`, `0x7f.1`, octal `010.0.0.1`): an
+  // allowlist entry must mean what it looks like, so IPv4 is taken in four-part decimal only.
+  const strict = address.includes(':') ? ipaddr.IPv6.isValid(address) : ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!strict) throw new Error(`not an IP address or CIDR block: ${entry}`);
   if (text.includes('/')) return ipaddr.parseCIDR(text);
-  if (!ipaddr.isValid(text)) throw new Error(`not an IP address: ${entry}`);
   const addr = ipaddr.parse(text);
   return [addr, addr.kind() === 'ipv4' ? 32 : 128];
 }
