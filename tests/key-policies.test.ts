@@ -131,6 +131,38 @@ describe('policies at creation and by PATCH', () => {
     expect((await patch(k.id, { contractIds: [token.id, '00000000-0000-4000-8000-000000000000'] })).status).toBe(404);
   });
 
+  it('is the same over GraphQL: updateApiKey and rotateApiKey', async () => {
+    const k = await newKey(api, dev);
+    const updated = await api.graphql(
+      `mutation($k: ID!) { updateApiKey(keyId: $k, input: { allowedMethods: ["eth_chainId"], dailyQuota: 7 }) {
+        id allowedMethods dailyQuota requestsToday spentTodayWei } }`,
+      { k: k.id },
+      { token: dev.token },
+    );
+    expect(updated.body.data.updateApiKey).toEqual({
+      id: k.id,
+      allowedMethods: ['eth_chainId'],
+      dailyQuota: 7,
+      requestsToday: 0,
+      spentTodayWei: '0',
+    });
+    const unknown = await api.graphql(
+      `mutation($k: ID!) { updateApiKey(keyId: $k, input: { colour: "blue" }) { id } }`,
+      { k: k.id },
+      { token: dev.token },
+    );
+    expect(unknown.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect(unknown.body.errors[0].message).toContain('colour');
+    const rotated = await api.graphql(
+      `mutation($k: ID!) { rotateApiKey(keyId: $k, input: { graceSeconds: 0 }) { id apiKey prefix previousKeyValidUntil } }`,
+      { k: k.id },
+      { token: dev.token },
+    );
+    expect(rotated.body.data.rotateApiKey.id).toBe(k.id);
+    expect((await rpc(k.apiKey, 'eth_chainId')).status).toBe(401);
+    expect((await rpc(rotated.body.data.rotateApiKey.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
+  });
+
   it('allows PATCH in CORS preflights', async () => {
     const res = await fetch(`${stack.url}/api/devportal/api-keys/x`, {
       method: 'OPTIONS',
@@ -204,6 +236,30 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     expect(door.status).toBe(200);
     expect(door.body.error).toMatchObject({ code: -32003, data: { policy: 'method' } });
     expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
+  });
+
+  it('invokes meet the same policies: a refused invoke sends nothing and is not counted', async () => {
+    const [before] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM chain_transactions');
+    const k = await newKey(api, dev, { allowedMethods: ['count'], dailyQuota: 5 });
+    const invoke = (key: string) =>
+      api.post(`/api/devportal/contracts/${counter.id}/invoke/increment`, {}, { apiKey: key });
+    const refused = await invoke(k.apiKey);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'KEY_POLICY_DENIED', details: { policy: 'method' } });
+    const gql = await api.graphql(
+      `mutation($id: ID!) { invokeContract(id: $id, method: "increment") { status } }`,
+      { id: counter.id },
+      { apiKey: k.apiKey },
+    );
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'KEY_POLICY_DENIED', details: { policy: 'method' } });
+    const [after] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM chain_transactions');
+    expect(after!.n).toBe(before!.n);
+    expect((await listItem(k.id)).requestsToday).toBe(0);
+    expect((await patch(k.id, { allowedMethods: ['count', 'increment()'] })).status).toBe(200);
+    const sent = await invoke(k.apiKey);
+    expect(sent.status).toBe(201);
+    expect(sent.body.status).toBe('success');
+    expect((await listItem(k.id)).requestsToday).toBe(1);
   });
 
   it('contracts: several, each allowed; any other 403 KEY_NOT_FOR_CONTRACT (-32602 on the door)', async () => {
