@@ -91,6 +91,12 @@ describe('policies at creation and by PATCH', () => {
       allowedMethods: ['balanceOf', 'eth_chainId'],
     });
     expect(await listItem(k.id)).toEqual(changed.body);
+    const one = await patch(k.id, { contractId: counter.id });
+    expect(one.body).toMatchObject({ contractId: counter.id, contractIds: [counter.id] });
+    const lifted = await patch(k.id, { contractId: null });
+    expect(lifted.body).toMatchObject({ contractId: null, contractIds: null });
+    const both = await patch(k.id, { contractId: counter.id, contractIds: [token.id] });
+    expect(both.status).toBe(400);
   });
 
   it('refuses bad entries, too many entries, a rate above the service’s and unknown fields (400 naming them)', async () => {

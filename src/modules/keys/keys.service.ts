@@ -298,7 +298,13 @@ export class ApiKeyService {
   async update(session: Session, keyId: string, input: UpdateApiKeyInput): Promise<ApiKeyInfo> {
     const caller = await session.developer();
     if (!isUuid(keyId)) throw new AppError('NOT_FOUND', 'No such API key');
-    const policies = await this.checkedPolicies(caller.id, pickPolicies(input));
+    if (input.contractId !== undefined && input.contractIds !== undefined) {
+      throw new AppError('VALIDATION_FAILED', 'Give contractId or contractIds, not both', { field: 'contractIds' });
+    }
+    const policies = await this.checkedPolicies(caller.id, {
+      ...pickPolicies(input),
+      ...(input.contractId !== undefined ? { contractIds: input.contractId === null ? null : [input.contractId] } : {}),
+    });
     const sets: string[] = [];
     const params: unknown[] = [keyId, caller.id];
     const set = (column: string, value: unknown) => {

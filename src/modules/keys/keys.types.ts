@@ -104,6 +104,11 @@ export class UpdateApiKeyInput {
   @MaxLength(100)
   name?: string | null;
 
+  @Field(() => ID, { nullable: true, description: 'The one-element form of contractIds (null lifts the restriction).' })
+  @IsOptional()
+  @IsUUID('all', { message: 'contractId must be a UUID' })
+  contractId?: string | null;
+
   @Field(() => [ID], {
     nullable: true,
     description: 'Restrict the key to these contracts of the caller (contractId is the one-element form).',
