@@ -200,6 +200,30 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     }
   });
 
+  it('origins on the door’s WebSocket: the upgrade without the right Origin is refused 403', async () => {
+    const k = await newKey(api, dev, { allowedOrigins: ['https://app.example'] });
+    const open = (origin?: string) =>
+      new Promise<{ status?: number; result?: string }>((resolve) => {
+        const ws = new WebSocket(
+          `${stack.url.replace('http', 'ws')}/rpc/testnet/${k.apiKey}`,
+          origin ? { origin } : {},
+        );
+        ws.on('unexpected-response', (_req, res) => {
+          resolve({ status: res.statusCode });
+          ws.terminate();
+        });
+        ws.on('open', () => ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })));
+        ws.on('message', (data) => {
+          resolve({ result: JSON.parse(String(data)).result });
+          ws.close();
+        });
+        ws.on('error', () => undefined);
+      });
+    expect(await open()).toEqual({ status: 403 });
+    expect(await open('https://evil.example')).toEqual({ status: 403 });
+    expect(await open('https://app.example')).toEqual({ result: '0x4647' });
+  });
+
   it('addresses: the client’s address in one of the blocks (parsed by ipaddr.js)', async () => {
     const outside = await newKey(api, dev, { allowedIps: ['10.0.0.0/8', '2001:db8::/32'] });
     const rest = await query(token.id, 'totalSupply', outside.apiKey);

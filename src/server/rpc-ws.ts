@@ -135,7 +135,9 @@ export function rpcWs(opts: RpcWsOptions): {
               ? 401
               : err.code === 'RATE_LIMITED'
                 ? 429
-                : 400;
+                : err.code === 'KEY_POLICY_DENIED'
+                  ? 403
+                  : 400;
           refuse(socket, status, jsonRpcCodeOf(err.code), err.message, err.headers);
         },
       );
