@@ -384,7 +384,7 @@ export class GatewayService {
    * API_KEY_RATE_LIMIT.
    */
   chargeKey(keyId: string, perSecond?: number | null): Promise<void> {
-    if (!perSecond || !this.keyLimit.enabled) return this.keyLimit.consume(keyId);
+    if (!perSecond) return this.keyLimit.consume(keyId);
     let limit = this.ownKeyLimits.get(perSecond);
     if (!limit) {
       limit = new RequestLimit(perSecond, 1, 'requests for this API key');
