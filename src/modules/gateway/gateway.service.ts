@@ -69,8 +69,8 @@ export class GatewayService {
   private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
   /** API_KEY_RATE_LIMIT: requests per second per key. */
   private readonly keyLimit: RequestLimit;
-  /** Keys' own rateLimitPerSecond budgets, one limiter per distinct rate (at most API_KEY_RATE_LIMIT of them). */
-  private readonly ownKeyLimits = new Map<number, RequestLimit>();
+  /** Keys' own rateLimitPerSecond budgets, one limiter per distinct rate (a second's windows: losing one is harmless). */
+  private readonly ownKeyLimits = new LRUCache<number, RequestLimit>({ max: 1000 });
   private readonly codec = new CallCodec();
   /** Elements of the results decoded for each request so far (one Session per request or operation). */
   private readonly decodeBudgets = new WeakMap<Session, DecodeBudget>();
