@@ -68,7 +68,10 @@ async function main(): Promise<void> {
     const auth = new Authority(ds, new AccessTokens(TEST_JWT_SECRET), { adminSubjects: [] });
     const analytics = new AnalyticsService(ds, new UsageRecorder(ds, logger));
     const token = new AccessTokens(TEST_JWT_SECRET).issue(developerId, 0).accessToken;
-    const noKeys = { authenticate: () => Promise.reject(new Error('no API keys in this benchmark')) };
+    const noKeys = {
+      authenticate: () => Promise.reject(new Error('no API keys in this benchmark')),
+      countDaily: () => Promise.resolve(),
+    };
     // A session per call, as each request has its own.
     const session = () => new Session({ bearer: token }, '127.0.0.1', auth, noKeys);
     const served = await analytics.analytics(session(), developerId, 14);

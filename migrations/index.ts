@@ -13,6 +13,7 @@ import { PackedGatewayCalls1764400000000 } from './1764400000000-PackedGatewayCa
 import { WebhookOperations1764560000000 } from './1764560000000-WebhookOperations';
 import { RpcUsageKind1764700000000 } from './1764700000000-RpcUsageKind';
 import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContracts';
+import { KeyPolicies1764900000000 } from './1764900000000-KeyPolicies';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   WebhookOperations1764560000000,
   RpcUsageKind1764700000000,
   VerifiedContracts1764800000000,
+  KeyPolicies1764900000000,
 ];

@@ -27,6 +27,8 @@ const OTHER: Record<string, { status: number; code: string }> = {
   'Mutation.createApiKey': { status: 403, code: 'FORBIDDEN' },
   'Query.apiKeys': { status: 403, code: 'FORBIDDEN' },
   'Mutation.revokeApiKey': { status: 404, code: 'NOT_FOUND' },
+  'Mutation.updateApiKey': { status: 404, code: 'NOT_FOUND' },
+  'Mutation.rotateApiKey': { status: 404, code: 'NOT_FOUND' },
   'Query.analytics': { status: 403, code: 'FORBIDDEN' },
   'Mutation.queryContract': { status: 403, code: 'FORBIDDEN' },
   'Mutation.invokeContract': { status: 403, code: 'FORBIDDEN' },
@@ -119,7 +121,7 @@ function request(route: RestRoute): { url: string; body?: unknown } {
       ? { name: 'p' }
       : route.field === 'Mutation.createWebhook'
         ? WEBHOOK_BODY
-        : route.method === 'POST'
+        : route.method === 'POST' || route.method === 'PATCH'
           ? {}
           : undefined;
   return { url: url + query, body };

@@ -78,6 +78,15 @@ describe('API keys', () => {
       createdAt: created.body.createdAt,
       lastUsedAt: null,
       revokedAt: null,
+      contractIds: [token.id],
+      allowedOrigins: null,
+      allowedIps: null,
+      allowedMethods: null,
+      expiresAt: null,
+      rateLimitPerSecond: null,
+      dailyQuota: null,
+      requestsToday: 0,
+      spentTodayWei: '0',
     });
     expect(JSON.stringify(list.body)).not.toContain(created.body.apiKey);
     expect(JSON.stringify(list.body)).not.toContain(row!.key_hash as string);

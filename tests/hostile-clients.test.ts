@@ -168,7 +168,7 @@ describe('hostile clients, default limits', () => {
       });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
-      expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,PATCH,DELETE,OPTIONS');
       const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase();
       for (const h of ['authorization', 'content-type', 'x-api-key', 'idempotency-key', 'prefer']) {
         expect(allowed).toContain(h);

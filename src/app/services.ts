@@ -20,7 +20,7 @@ import { KnownHeads } from '../modules/gateway/known-heads';
 import { ReadCache } from '../modules/gateway/read-cache';
 import { ApiKeyService } from '../modules/keys/keys.service';
 import { RevocationChannel } from '../modules/keys/revocation-channel';
-import { hashApiKey, REVOCATION_ACK_TIMEOUT_MS } from '../modules/keys/keys.service';
+import { hashApiKey, POLICY_CHANGE_PREFIX, REVOCATION_ACK_TIMEOUT_MS } from '../modules/keys/keys.service';
 import { apiKeyOf } from '../auth/credentials';
 import { LiveCredentials, logoutNotice, parseLogoutNotice } from '../auth/live-credentials';
 import { ProjectService } from '../modules/projects/projects.service';
@@ -162,6 +162,11 @@ export function createServices(deps: {
         liveCredentials.loggedOut(logout.developerId, logout.generation);
         return;
       }
+      // A key's policies changed or it was rotated with grace: re-read, nothing ended.
+      if (payload.startsWith(POLICY_CHANGE_PREFIX)) {
+        keys.forget(payload.slice(POLICY_CHANGE_PREFIX.length));
+        return;
+      }
       keys.forget(payload);
       liveCredentials.keyRevoked(payload);
     },
@@ -170,7 +175,7 @@ export function createServices(deps: {
       liveCredentials.revocationsMissed();
     },
   );
-  const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger);
+  const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger, deps.config.apiKeyRateLimit);
   const usage = new UsageRecorder(deps.ds, deps.logger);
   const gateway = new GatewayService(
     deps.ds,
@@ -180,10 +185,18 @@ export function createServices(deps: {
     wallets,
     sender,
     usage,
-    new RequestLimit(deps.config.apiKeyRateLimit, 1, 'requests for this API key', {
-      store: limitStore,
-      keyPrefix: 'key',
-    }),
+    {
+      service: new RequestLimit(deps.config.apiKeyRateLimit, 1, 'requests for this API key', {
+        store: limitStore,
+        keyPrefix: 'key',
+      }),
+      // A key's own, lower rate: one limiter per rate, counted in the same store.
+      own: (perSecond) =>
+        new RequestLimit(perSecond, 1, 'requests for this API key', {
+          store: limitStore,
+          keyPrefix: `key${perSecond}`,
+        }),
+    },
     deps.logger,
     {
       cache: new ReadCache(deps.config.readCache),

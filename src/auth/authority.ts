@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../errors/app-error';
 import { apiKeyOf, type Credentials } from './credentials';
@@ -10,8 +11,58 @@ export interface ApiKeyPrincipal {
   keyId: string;
   developerId: string;
   scopes: ApiKeyScope[];
-  /** Set when the key is restricted to one contract. */
-  contractId: string | null;
+  /** Set when the key is restricted to contracts (docs/api.md, "API keys": policies). */
+  contractIds: string[] | null;
+  /** The key's other policies; null fields are unrestricted. */
+  policies: KeyPolicies;
+}
+
+/** An address block of an `allowedIps` policy, parsed by ipaddr.js. */
+export type IpRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** The policies of a key the authority checks on every face (docs/api.md, "API keys": policies). */
+export interface KeyPolicies {
+  allowedOrigins: string[] | null;
+  allowedIps: IpRange[] | null;
+  allowedMethods: string[] | null;
+  expiresAt: Date | null;
+  rateLimitPerSecond: number | null;
+  dailyQuota: number | null;
+}
+
+/** What a request presents besides its key: where it comes from. */
+export interface KeyRequest {
+  /** The `Origin` header, when sent. */
+  origin?: string;
+  /** The client's address (TRUST_PROXY decides whether X-Forwarded-For is believed). */
+  clientIp: string;
+}
+
+/** Parses an `allowedIps` entry (an address or a CIDR block) with ipaddr.js; throws on anything else. */
+export function parseIpRange(entry: string): IpRange {
+  const text = entry.trim();
+  const address = text.split('/')[0]!;
+  // ipaddr.js also reads the legacy IPv4 forms (`10.0.0`, `0x7f.1`, octal `010.0.0.1`): an
+  // allowlist entry must mean what it looks like, so IPv4 is taken in four-part decimal only.
+  const strict = address.includes(':') ? ipaddr.IPv6.isValid(address) : ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!strict) throw new Error(`not an IP address or CIDR block: ${entry}`);
+  if (text.includes('/')) return ipaddr.parseCIDR(text);
+  const addr = ipaddr.parse(text);
+  return [addr, addr.kind() === 'ipv4' ? 32 : 128];
+}
+
+/** Whether `clientIp` (IPv4-mapped IPv6 read as IPv4) lies in one of `ranges`. */
+function ipAllowed(clientIp: string, ranges: IpRange[]): boolean {
+  if (!ipaddr.isValid(clientIp)) return false;
+  const addr = ipaddr.process(clientIp);
+  return ranges.some(([net, bits]) => {
+    if (net.kind() === addr.kind()) return addr.match(net, bits);
+    // A block written as IPv4-mapped IPv6 still matches the IPv4 client it maps.
+    if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+      return addr.kind() === 'ipv4' && addr.match((net as ipaddr.IPv6).toIPv4Address(), bits - 96);
+    }
+    return false;
+  });
 }
 
 export type ApiKeyScope = 'read' | 'write';
@@ -144,11 +195,49 @@ export class Authority {
     if (contract.ownerId !== principal.developerId) {
       throw new AppError('FORBIDDEN', 'The API key does not belong to the owner of this contract');
     }
-    if (principal.contractId && principal.contractId !== contract.id) {
-      throw new AppError('KEY_NOT_FOR_CONTRACT', 'The API key is restricted to another contract');
+    if (principal.contractIds && !principal.contractIds.includes(contract.id)) {
+      throw new AppError('KEY_NOT_FOR_CONTRACT', 'The API key is restricted to other contracts');
     }
     if (!principal.scopes.includes(scope)) {
       throw new AppError('INSUFFICIENT_SCOPE', `The API key lacks the "${scope}" scope`, { required: scope });
+    }
+  }
+
+  /**
+   * The policies of a key that hold for the whole request (docs/api.md, "API keys": refusals): not
+   * expired (401 INVALID_API_KEY), from one of its origins (a request without Origin included, once
+   * origins are set) and addresses (403 KEY_POLICY_DENIED).
+   */
+  requireKeyRequest(principal: ApiKeyPrincipal, request: KeyRequest, now = Date.now()): void {
+    const p = principal.policies;
+    if (p.expiresAt && p.expiresAt.getTime() <= now) {
+      throw new AppError('INVALID_API_KEY', 'The API key expired', { expiresAt: p.expiresAt.toISOString() });
+    }
+    if (p.allowedOrigins && (request.origin === undefined || !p.allowedOrigins.includes(request.origin))) {
+      throw new AppError(
+        'KEY_POLICY_DENIED',
+        request.origin === undefined
+          ? 'The API key is restricted to origins and the request has no Origin'
+          : 'The API key is not allowed from this origin',
+        { policy: 'origin' },
+      );
+    }
+    if (p.allowedIps && !ipAllowed(request.clientIp, p.allowedIps)) {
+      throw new AppError('KEY_POLICY_DENIED', 'The API key is not allowed from this address', { policy: 'ip' });
+    }
+  }
+
+  /**
+   * A key restricted to methods may call only those (403 KEY_POLICY_DENIED): `names` are the ways
+   * the call is named (a gateway method's name and signature, or a JSON-RPC method).
+   */
+  requireKeyMethod(principal: ApiKeyPrincipal, names: readonly string[]): void {
+    const allowed = principal.policies.allowedMethods;
+    if (allowed && !names.some((n) => allowed.includes(n))) {
+      throw new AppError('KEY_POLICY_DENIED', 'The API key may not call this method', {
+        policy: 'method',
+        method: names[0],
+      });
     }
   }
 }

@@ -18,6 +18,8 @@ export interface Credentials {
    * and the key check both need it, and a second hash per request costs more than keeping it here.
    */
   apiKeyHash?: string;
+  /** The `Origin` header (of the WebSocket upgrade for subscriptions): keys restricted to origins check it. */
+  origin?: string;
 }
 
 function first(v: string | string[] | undefined): string | undefined {
@@ -31,18 +33,23 @@ export function credentialsFromHttpHeaders(headers: IncomingHttpHeaders | Record
   const auth = first(headers['authorization'] as string | string[] | undefined);
   const apiKey = first(headers['x-api-key'] as string | string[] | undefined);
   const match = typeof auth === 'string' ? BEARER.exec(auth) : null;
+  const origin = first(headers['origin'] as string | string[] | undefined);
   return {
+    origin: typeof origin === 'string' ? origin : undefined,
     bearer: match?.[1],
     malformedAuthorization: typeof auth === 'string' && auth.trim() !== '' && !match,
     apiKey: typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined,
   };
 }
 
-/** Reads credentials from graphql-ws connectionParams: the same names as HTTP headers, any letter case. */
-export function credentialsFrom(params: Record<string, unknown>): Credentials {
+/**
+ * Reads credentials from graphql-ws connectionParams: the same names as HTTP headers, any letter
+ * case. The origin is the WebSocket upgrade's `Origin` header (what a browser sets), never a parameter.
+ */
+export function credentialsFrom(params: Record<string, unknown>, upgradeOrigin?: string | string[]): Credentials {
   const lower: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) lower[k.toLowerCase()] = v;
-  return credentialsFromHttpHeaders(lower);
+  return { ...credentialsFromHttpHeaders(lower), origin: first(upgradeOrigin) };
 }
 
 /** The API key a request presents: `x-api-key`, or a Bearer token of the key format (`svc_...`). */

@@ -6,7 +6,20 @@ import { Session } from './session';
 /** A session asks Authority once per identity per request, and leaves every decision to it. */
 describe('Session', () => {
   const developer = { id: 'dev-1', serialNumber: 'SN1' } as DeveloperEntity;
-  const principal: ApiKeyPrincipal = { keyId: 'k', developerId: 'dev-1', scopes: ['read'], contractId: null };
+  const principal: ApiKeyPrincipal = {
+    keyId: 'k',
+    developerId: 'dev-1',
+    scopes: ['read'],
+    contractIds: null,
+    policies: {
+      allowedOrigins: null,
+      allowedIps: null,
+      allowedMethods: null,
+      expiresAt: null,
+      rateLimitPerSecond: null,
+      dailyQuota: null,
+    },
+  };
 
   function sessionWith(adminSubjects: string[] = []) {
     // The real Authority, with only its database-reading check replaced by a counter.
@@ -21,6 +34,7 @@ describe('Session', () => {
         checks.apiKey += 1;
         return principal;
       },
+      countDaily: async () => undefined,
     };
     return { session: new Session({ bearer: 't', apiKey: 'svc_x' }, '203.0.113.1', authority, keys), checks };
   }

@@ -5,6 +5,8 @@ import { apiKeyOf, type Credentials } from './credentials';
 /** Finds the principal of a presented API key (the keys module, with its cache and revocations). */
 export interface ApiKeyAuthenticator {
   authenticate(creds: Credentials): Promise<ApiKeyPrincipal>;
+  /** Counts one request of the key against its daily quota (429 RATE_LIMITED past it). */
+  countDaily(principal: ApiKeyPrincipal): Promise<void>;
 }
 
 /**
@@ -55,10 +57,26 @@ export class Session {
     return this.authority.requireAdmin(await this.developer(), action);
   }
 
-  /** The principal of the API key presented; 401 INVALID_API_KEY otherwise. */
+  /**
+   * The principal of the API key presented; 401 INVALID_API_KEY otherwise (expired included), 403
+   * KEY_POLICY_DENIED outside the key's origins or addresses.
+   */
   apiKey(): Promise<ApiKeyPrincipal> {
-    this.apiKeyCheck ??= this.apiKeys.authenticate(this.credentials);
+    this.apiKeyCheck ??= this.apiKeys.authenticate(this.credentials).then((principal) => {
+      this.authority.requireKeyRequest(principal, { origin: this.credentials.origin, clientIp: this.clientIp });
+      return principal;
+    });
     return this.apiKeyCheck;
+  }
+
+  /**
+   * One call of the key by method (`names`: its names, e.g. a gateway method's name and signature,
+   * or a JSON-RPC method): 403 KEY_POLICY_DENIED outside its methods, then counted against its
+   * daily quota (429 past it). A call refused by a policy is not counted.
+   */
+  async keyCall(principal: ApiKeyPrincipal, names: readonly string[]): Promise<void> {
+    this.authority.requireKeyMethod(principal, names);
+    await this.apiKeys.countDaily(principal);
   }
 
   /**

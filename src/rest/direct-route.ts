@@ -186,7 +186,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
 
 /** A direct route as the HTTP server matches it: its full path and its operation. */
 export interface DirectEndpoint {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: RestRoute['method'];
   /** Full path with `{param}` placeholders, area base included. */
   path: string;
   run: DirectOperation;

@@ -210,7 +210,7 @@ function errorStatuses(route: RestRoute): number[] {
     s.add(403);
   }
   if (route.path.includes('{')) s.add(404);
-  if (route.method === 'POST') {
+  if (route.method === 'POST' || route.method === 'PATCH') {
     s.add(413);
     s.add(415);
   }
@@ -369,7 +369,7 @@ export function buildOpenApiDocument(opts: {
     const defaulted = opts.defaultedArgs?.get(route.field) ?? [];
     // A POST takes its arguments in the JSON body; SOFA also lists them as query parameters.
     op.parameters = (op.parameters ?? []).filter(
-      (p) => p.in !== 'path' && !(route.method === 'POST' && p.in === 'query'),
+      (p) => p.in !== 'path' && !(route.method !== 'GET' && route.method !== 'DELETE' && p.in === 'query'),
     );
     for (const p of op.parameters) if (defaulted.includes(p.name)) p.required = false;
     for (const name of pathParams) {
@@ -377,7 +377,7 @@ export function buildOpenApiDocument(opts: {
     }
     const body = op.requestBody?.content?.['application/json']?.schema;
     const inputType = opts.inputTypes.get(route.field);
-    if (route.method !== 'POST') {
+    if (route.method !== 'POST' && route.method !== 'PATCH') {
       delete op.requestBody;
     } else if (inputType) {
       op.requestBody = {

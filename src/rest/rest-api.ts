@@ -340,6 +340,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     };
     if (route.method === 'GET') router.get(toRouterPath(route.path), handler);
     else if (route.method === 'POST') router.post(toRouterPath(route.path), handler);
+    else if (route.method === 'PATCH') router.patch(toRouterPath(route.path), handler);
     else router.delete(toRouterPath(route.path), handler);
   }
   router.use(async (req, res, next) => {

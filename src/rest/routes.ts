@@ -7,7 +7,7 @@ export type RestArea = 'devportal' | 'explorer';
 /** One REST route of SPEC.md/API.md and the GraphQL root field that serves it. */
 export interface RestRoute {
   area: RestArea;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under the area's base path, with `{param}` placeholders as in SPEC.md. */
   path: string;
   /** `Query.name` or `Mutation.name`. */
@@ -242,6 +242,22 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: 'dev-jwt',
     summary: 'Revoke an API key',
   },
+  {
+    area: 'devportal',
+    method: 'PATCH',
+    path: '/api-keys/{keyId}',
+    field: 'Mutation.updateApiKey',
+    auth: 'dev-jwt',
+    summary: 'Change an API key’s name and policies',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/api-keys/{keyId}/rotate',
+    field: 'Mutation.rotateApiKey',
+    auth: 'dev-jwt',
+    summary: 'Rotate an API key’s secret (the new key is shown once)',
+  },
   // Webhooks
   {
     area: 'devportal',
@@ -452,5 +468,5 @@ export const REST_ROUTES: readonly RestRoute[] = [
 /** SPEC.md's `{id}` placeholders in the `:id` form of the router. */
 export const toRouterPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** Status of a successful call: 201 for POST, 200 for GET and DELETE (SPEC.md, Endpoints). */
+/** Status of a successful call: 201 for POST, 200 for GET, PATCH and DELETE (docs/api.md). */
 export const successStatus = (r: RestRoute): 200 | 201 => (r.method === 'POST' ? 201 : 200);

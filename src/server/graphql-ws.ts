@@ -96,7 +96,7 @@ export function graphqlWs(opts: GraphQLWsOptions): {
             contextValue: contexts.forOperation(
               requestId,
               clientAddress(ctx.extra.request),
-              credentialsFrom(params),
+              credentialsFrom(params, ctx.extra.request.headers.origin),
               params['idempotency-key'],
             ),
           };

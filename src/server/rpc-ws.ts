@@ -38,11 +38,13 @@ export interface RpcWsOptions {
 /** A connection that has this much unsent is not keeping up: it is closed rather than buffered without end. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests' };
+
 /** Answers an upgrade with an HTTP error and a JSON-RPC error body, then closes the socket. */
 function refuse(socket: Duplex, status: number, code: number, message: string, headers: Record<string, string> = {}) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
   const lines = [
-    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 429 ? 'Too Many Requests' : 'Bad Request'}`,
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'X-Content-Type-Options: nosniff',
@@ -153,9 +155,11 @@ export function rpcWs(opts: RpcWsOptions): {
         const status =
           err.code === 'INVALID_API_KEY' || err.code === 'UNAUTHENTICATED'
             ? 401
-            : err.code === 'RATE_LIMITED'
-              ? 429
-              : 400;
+            : err.code === 'KEY_POLICY_DENIED'
+              ? 403
+              : err.code === 'RATE_LIMITED'
+                ? 429
+                : 400;
         refuse(socket, status, jsonRpcCodeOf(err.code), err.message, err.headers);
       },
     );

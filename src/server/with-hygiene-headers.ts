@@ -63,7 +63,7 @@ export const pageHeaders = (): Step =>
 export function withHygieneHeaders(corsOrigins: string[] | undefined): Step {
   const corsMiddleware = cors({
     origin: corsOrigins && corsOrigins.length > 0 ? corsOrigins : '*',
-    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,

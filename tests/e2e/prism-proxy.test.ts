@@ -67,6 +67,7 @@ function checked(baseUrl: string): Client {
     get: (p: string, opts?: any) => inner.get(p, opts).then(note(`GET ${p}`)),
     post: (p: string, body?: unknown, opts?: any) => inner.post(p, body, opts).then(note(`POST ${p}`)),
     del: (p: string, opts?: any) => inner.del(p, opts).then(note(`DELETE ${p}`)),
+    call: (m: string, p: string, body?: unknown, opts?: any) => inner.call(m, p, body, opts).then(note(`${m} ${p}`)),
   } as Client;
 }
 
@@ -116,6 +117,15 @@ describe('the first-hour flow through Prism validating proxies', () => {
       (await devportal.post(`${api}/contracts/${contract.id}/query/increment`, undefined, { apiKey })).status,
     ).toBe(400);
     expect((await devportal.del(`${api}/api-keys/00000000-0000-0000-0000-000000000000`, auth)).status).toBe(404);
+    // Key policies and rotation (docs/api.md, "API keys").
+    const spare = await devportal.post(`${api}/developers/${dev.developerId}/api-keys`, { name: 'spare' }, auth);
+    expect(spare.status).toBe(201);
+    const policies = { allowedOrigins: ['https://app.example'], allowedIps: ['10.0.0.0/8'], dailyQuota: 10 };
+    expect((await devportal.call('PATCH', `${api}/api-keys/${spare.body.id}`, policies, auth)).status).toBe(200);
+    expect((await devportal.call('PATCH', `${api}/api-keys/${spare.body.id}`, { colour: 1 }, auth)).status).toBe(400);
+    expect((await devportal.post(`${api}/api-keys/${spare.body.id}/rotate`, { graceSeconds: 0 }, auth)).status).toBe(
+      201,
+    );
     let drip: ApiResponse;
     do drip = await devportal.post(`${api}/faucet/drip`, undefined, auth);
     while (drip.status === 201);

@@ -69,6 +69,9 @@ export class GatewayService {
   private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
   /** API_KEY_RATE_LIMIT: requests per second per key. */
   private readonly keyLimit: RequestLimit;
+  /** Keys' own rateLimitPerSecond budgets, one limiter per distinct rate (a second's windows: losing one is harmless). */
+  private readonly ownKeyLimits = new LRUCache<number, RequestLimit>({ max: 1000 });
+  private readonly ownKeyLimit: (perSecond: number) => RequestLimit;
   private readonly codec = new CallCodec();
   /** Elements of the results decoded for each request so far (one Session per request or operation). */
   private readonly decodeBudgets = new WeakMap<Session, DecodeBudget>();
@@ -84,13 +87,17 @@ export class GatewayService {
     private readonly wallets: WalletService,
     private readonly sender: TransactionSender,
     private readonly usage: UsageRecorder,
-    /** API_KEY_RATE_LIMIT, counted where the other per-second limits are (kernel/rate-limit.ts). */
-    keyLimit: RequestLimit,
+    /**
+     * API_KEY_RATE_LIMIT, and a key's own `rateLimitPerSecond` (docs/api.md, "API keys"), counted
+     * where the other per-second limits are (kernel/rate-limit.ts).
+     */
+    keyLimits: { service: RequestLimit; own: (perSecond: number) => RequestLimit },
     private readonly logger: Logger,
     /** Block-scoped answers of queries and the head they are read at. */
     private readonly reads: { cache: ReadCache; heads: KnownHeads },
   ) {
-    this.keyLimit = keyLimit;
+    this.keyLimit = keyLimits.service;
+    this.ownKeyLimit = keyLimits.own;
     this.idempotency = new IdempotencyStore(ds);
   }
 
@@ -348,7 +355,7 @@ export class GatewayService {
   ): Promise<{ contract: ServedContract; abiMethod: AbiMethod; principal: ApiKeyPrincipal }> {
     const principal = await session.apiKey();
     trace.principal = principal;
-    await this.rateLimit(principal.keyId);
+    await this.chargeKey(principal.keyId, principal.policies.rateLimitPerSecond);
     const contract = await this.servedContract(contractId);
     // Counted under the contract only when it is the key owner's: another developer's contract
     // (refused below) never appears, by id or name, in this developer's analytics.
@@ -372,16 +379,24 @@ export class GatewayService {
       contract.methods.set(name, abiMethod);
     }
     trace.method = abiMethod.signature;
+    // The key's method policy (by name or signature) and daily quota (docs/api.md, "API keys": refusals).
+    await session.keyCall(principal, [abiMethod.name, abiMethod.signature]);
     return { contract, abiMethod, principal };
   }
 
-  private rateLimit(keyId: string): Promise<void> {
-    return this.keyLimit.consume(keyId);
-  }
-
-  /** Charges one call of `keyId` to the key's per-second budget (the JSON-RPC door's calls count as gateway calls). */
-  chargeKey(keyId: string): Promise<void> {
-    return this.keyLimit.consume(keyId);
+  /**
+   * Charges one call of `keyId` to the key's per-second budget (the JSON-RPC door's calls count as
+   * gateway calls): its own `rateLimitPerSecond` when it has one (at most the service's), else
+   * API_KEY_RATE_LIMIT.
+   */
+  chargeKey(keyId: string, perSecond?: number | null): Promise<void> {
+    if (!perSecond) return this.keyLimit.consume(keyId);
+    let limit = this.ownKeyLimits.get(perSecond);
+    if (!limit) {
+      limit = this.ownKeyLimit(perSecond);
+      this.ownKeyLimits.set(perSecond, limit);
+    }
+    return limit.consume(keyId);
   }
 
   /**

@@ -44,4 +44,33 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt!: Date | null;
+
+  /** The contracts the key is restricted to (contract_id holds it too when there is one). */
+  @Column({ name: 'contract_ids', type: 'uuid', array: true, nullable: true })
+  contractIds!: string[] | null;
+
+  @Column({ name: 'allowed_origins', type: 'text', array: true, nullable: true })
+  allowedOrigins!: string[] | null;
+
+  @Column({ name: 'allowed_ips', type: 'text', array: true, nullable: true })
+  allowedIps!: string[] | null;
+
+  @Column({ name: 'allowed_methods', type: 'text', array: true, nullable: true })
+  allowedMethods!: string[] | null;
+
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column({ name: 'rate_limit_per_second', type: 'integer', nullable: true })
+  rateLimitPerSecond!: number | null;
+
+  @Column({ name: 'daily_quota', type: 'integer', nullable: true })
+  dailyQuota!: number | null;
+
+  /** SHA-256 of the secret a rotation replaced; it works until previousKeyValidUntil. */
+  @Column({ name: 'previous_key_hash', type: 'text', nullable: true, select: false })
+  previousKeyHash!: string | null;
+
+  @Column({ name: 'previous_key_valid_until', type: 'timestamptz', nullable: true })
+  previousKeyValidUntil!: Date | null;
 }

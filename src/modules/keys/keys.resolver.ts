@@ -1,7 +1,16 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { ApiKeyService } from './keys.service';
-import { ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
+import {
+  ApiKeyInfo,
+  ApiKeyList,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  RevokedApiKey,
+  RotateApiKeyInput,
+  RotatedApiKey,
+  UpdateApiKeyInput,
+} from './keys.types';
 
 @Resolver()
 export class KeysResolver {
@@ -33,5 +42,29 @@ export class KeysResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<RevokedApiKey> {
     return this.keys.revoke(ctx.session, keyId);
+  }
+
+  @Mutation(() => ApiKeyInfo, {
+    description: 'Changes an API key’s name and policies, on every instance at once (developer token, own key).',
+  })
+  updateApiKey(
+    @Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string,
+    @Arg('input', () => UpdateApiKeyInput, { description: 'Fields to change; null lifts a restriction.' })
+    input: UpdateApiKeyInput,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ApiKeyInfo> {
+    return this.keys.update(ctx.session, keyId, input);
+  }
+
+  @Mutation(() => RotatedApiKey, {
+    description: 'A new secret for the same API key; the previous one works for graceSeconds more (developer token).',
+  })
+  rotateApiKey(
+    @Arg('keyId', () => ID, { description: 'Key id.' }) keyId: string,
+    @Arg('input', () => RotateApiKeyInput, { nullable: true, description: 'Grace of the previous secret.' })
+    input: RotateApiKeyInput | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<RotatedApiKey> {
+    return this.keys.rotate(ctx.session, keyId, input ?? {});
   }
 }

@@ -5,10 +5,19 @@ import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { isUuid } from '../../kernel/pagination';
 import { apiKeyOf, type Credentials } from '../../auth/credentials';
-import type { ApiKeyPrincipal, Authority } from '../../auth/authority';
+import { parseIpRange, type ApiKeyPrincipal, type Authority } from '../../auth/authority';
 import type { ProjectService } from '../projects';
 import { ApiKeyEntity, type ApiKeyScope } from './api-key.entity';
-import type { ApiKeyInfo, ApiKeyList, CreateApiKeyInput, CreatedApiKey, RevokedApiKey } from './keys.types';
+import type {
+  ApiKeyInfo,
+  ApiKeyList,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  RevokedApiKey,
+  RotateApiKeyInput,
+  RotatedApiKey,
+  UpdateApiKeyInput,
+} from './keys.types';
 import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel';
 import type { Session } from '../../auth/session';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
@@ -23,6 +32,8 @@ const CACHE_TTL_MS = 60_000;
 export const REVOCATION_ACK_TIMEOUT_MS = 2000;
 /** lastUsedAt is written in batches at this pace (API.md §7 allows 60 s of lag). */
 const TOUCH_FLUSH_MS = 30_000;
+/** Requests of keys without a daily quota are added to requestsToday in batches at this pace. */
+const DAILY_FLUSH_MS = 5_000;
 
 export const hashApiKey = (key: string) => hash('sha256', key, 'hex');
 
@@ -31,9 +42,45 @@ export function generateApiKey(): { key: string; prefix: string; hash: string } 
   return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: hashApiKey(key) };
 }
 
-type CacheEntry = { principal: ApiKeyPrincipal } | { invalid: true };
+/** `validUntil`: the secret is a rotated key's previous one, accepted until then (ms). */
+type CacheEntry = { principal: ApiKeyPrincipal; validUntil?: number } | { invalid: true };
 
-const toInfo = (k: ApiKeyEntity): ApiKeyInfo => ({
+/** Prefix of a revocation-channel payload that makes every instance re-read a key without revoking it. */
+export const POLICY_CHANGE_PREFIX = 'policy:';
+/** Grace of a rotation's previous secret when none is asked (docs/api.md, "API keys": rotation). */
+const DEFAULT_GRACE_SECONDS = 86_400;
+
+/** The policy columns of api_keys, by input field. */
+const POLICY_COLUMNS = {
+  contractIds: 'contract_ids',
+  allowedOrigins: 'allowed_origins',
+  allowedIps: 'allowed_ips',
+  allowedMethods: 'allowed_methods',
+  expiresAt: 'expires_at',
+  rateLimitPerSecond: 'rate_limit_per_second',
+  dailyQuota: 'daily_quota',
+} as const;
+type PolicyField = keyof typeof POLICY_COLUMNS;
+type PolicyValues = { [F in PolicyField]?: UpdateApiKeyInput[F] };
+
+/** Seconds until the next UTC midnight, when daily quotas start again. */
+export function secondsToUtcMidnight(now = Date.now()): number {
+  const d = new Date(now);
+  const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((midnight - now) / 1000));
+}
+
+/** An `allowedOrigins` entry must be an origin exactly as browsers send it (scheme://host[:port]). */
+function isExactOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    return url.origin !== 'null' && url.origin === entry;
+  } catch {
+    return false;
+  }
+}
+
+const toInfo = (k: ApiKeyEntity, requestsToday = 0): ApiKeyInfo => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -44,6 +91,16 @@ const toInfo = (k: ApiKeyEntity): ApiKeyInfo => ({
   createdAt: k.createdAt,
   lastUsedAt: k.lastUsedAt,
   revokedAt: k.revokedAt,
+  contractIds: k.contractIds,
+  allowedOrigins: k.allowedOrigins,
+  allowedIps: k.allowedIps,
+  allowedMethods: k.allowedMethods,
+  expiresAt: k.expiresAt,
+  rateLimitPerSecond: k.rateLimitPerSecond,
+  dailyQuota: k.dailyQuota,
+  requestsToday,
+  // Spend caps are not built yet: nothing is counted (docs/api.md, "API keys": policies).
+  spentTodayWei: '0',
 });
 
 /** Issues, lists and revokes API keys, and checks them on every gateway call. */
@@ -56,6 +113,9 @@ export class ApiKeyService {
   /** Bumped by every revocation heard: a lookup that raced one must not be cached. */
   private generation = 0;
   private readonly flushTimer: NodeJS.Timeout;
+  /** Requests of keys without a daily quota not yet added to requestsToday, by `keyId|day`. */
+  private readonly uncounted = new Map<string, number>();
+  private readonly dailyTimer: NodeJS.Timeout;
 
   constructor(
     private readonly ds: DataSource,
@@ -63,9 +123,13 @@ export class ApiKeyService {
     private readonly projects: ProjectService,
     private readonly revocations: RevocationChannel,
     private readonly logger: Logger,
+    /** API_KEY_RATE_LIMIT: a key's own rateLimitPerSecond may not exceed it (0: no limit). */
+    private readonly serviceRatePerSecond = 0,
   ) {
     this.flushTimer = setInterval(() => void this.flushTouches(), TOUCH_FLUSH_MS);
     this.flushTimer.unref();
+    this.dailyTimer = setInterval(() => void this.flushDaily(), DAILY_FLUSH_MS);
+    this.dailyTimer.unref();
   }
 
   /**
@@ -103,13 +167,14 @@ export class ApiKeyService {
     const caller = await session.self(developerId);
     const scopes = [...new Set(input.scopes ?? DEFAULT_SCOPES)] as ApiKeyScope[];
     if (input.projectId) await this.projects.requireOwned(caller, input.projectId);
-    if (input.contractId) {
-      const [owned] = (await this.ds.query('SELECT 1 FROM contracts WHERE id = $1 AND owner_id = $2', [
-        input.contractId,
-        caller.id,
-      ])) as unknown[];
-      if (!owned) throw new AppError('NOT_FOUND', 'No such contract');
+    if (input.contractId && input.contractIds) {
+      throw new AppError('VALIDATION_FAILED', 'Give contractId or contractIds, not both', { field: 'contractIds' });
     }
+    const policies = await this.checkedPolicies(caller.id, {
+      ...pickPolicies(input),
+      contractIds: input.contractIds ?? (input.contractId ? [input.contractId] : undefined),
+    });
+    const contractIds = policies.contractIds ?? null;
     const { key, prefix, hash } = generateApiKey();
     const row = await this.ds.transaction(async (tx) => {
       // One developer's issues are serialized so that concurrent requests cannot pass the cap together.
@@ -131,11 +196,20 @@ export class ApiKeyService {
         prefix,
         keyHash: hash,
         scopes,
-        contractId: input.contractId ?? null,
+        contractId: contractIds?.length === 1 ? contractIds[0]! : null,
         projectId: input.projectId ?? null,
         status: 'active',
         lastUsedAt: null,
         revokedAt: null,
+        contractIds,
+        allowedOrigins: policies.allowedOrigins ?? null,
+        allowedIps: policies.allowedIps ?? null,
+        allowedMethods: policies.allowedMethods ?? null,
+        expiresAt: policies.expiresAt ?? null,
+        rateLimitPerSecond: policies.rateLimitPerSecond ?? null,
+        dailyQuota: policies.dailyQuota ?? null,
+        previousKeyHash: null,
+        previousKeyValidUntil: null,
       });
     });
     this.logger.info({ developerId: caller.id, keyId: row.id, prefix }, 'API key issued');
@@ -157,7 +231,188 @@ export class ApiKeyService {
     const rows = await this.ds
       .getRepository(ApiKeyEntity)
       .find({ where: { developerId: caller.id }, order: { createdAt: 'ASC', id: 'ASC' } });
-    return { items: rows.map(toInfo) };
+    const counts = await this.requestsToday(rows.map((r) => r.id));
+    return { items: rows.map((r) => toInfo(r, counts.get(r.id))) };
+  }
+
+  /** Requests counted today (UTC) against each key's daily quota. */
+  private async requestsToday(keyIds: string[]): Promise<Map<string, number>> {
+    if (keyIds.length === 0) return new Map();
+    const rows = (await this.ds.query(
+      `SELECT key_id, requests FROM api_key_daily_requests
+        WHERE key_id = ANY($1::uuid[]) AND day = (now() AT TIME ZONE 'utc')::date`,
+      [keyIds],
+    )) as Array<{ key_id: string; requests: number }>;
+    return new Map(rows.map((r) => [r.key_id, r.requests]));
+  }
+
+  /**
+   * Checks the policies given (each kind at most MAX_POLICY_ENTRIES entries, by the input types):
+   * the contracts must be the caller's, origins exact, addresses and blocks parse (ipaddr.js), the
+   * rate at most the service's. 400 VALIDATION_FAILED naming the field otherwise.
+   */
+  private async checkedPolicies(developerId: string, p: PolicyValues): Promise<PolicyValues> {
+    const invalid = (field: string, message: string) => new AppError('VALIDATION_FAILED', message, { field });
+    if (p.contractIds) {
+      const ids = [...new Set(p.contractIds)];
+      const [{ owned }] = (await this.ds.query(
+        'SELECT count(*)::int AS owned FROM contracts WHERE id = ANY($1::uuid[]) AND owner_id = $2',
+        [ids, developerId],
+      )) as [{ owned: number }];
+      if (owned !== ids.length) throw new AppError('NOT_FOUND', 'No such contract');
+      p = { ...p, contractIds: ids };
+    }
+    for (const origin of p.allowedOrigins ?? []) {
+      if (!isExactOrigin(origin)) {
+        throw invalid(
+          'allowedOrigins',
+          `allowedOrigins entries must be origins such as https://app.example: ${origin}`,
+        );
+      }
+    }
+    for (const entry of p.allowedIps ?? []) {
+      try {
+        parseIpRange(entry);
+      } catch {
+        throw invalid('allowedIps', `allowedIps entries must be IP addresses or CIDR blocks: ${entry}`);
+      }
+    }
+    if (p.allowedMethods?.some((m) => m.trim() === '')) {
+      throw invalid('allowedMethods', 'allowedMethods entries must not be empty');
+    }
+    if (p.expiresAt && Number.isNaN(p.expiresAt.getTime())) throw invalid('expiresAt', 'expiresAt is not a date');
+    if (p.rateLimitPerSecond && this.serviceRatePerSecond > 0 && p.rateLimitPerSecond > this.serviceRatePerSecond) {
+      throw invalid(
+        'rateLimitPerSecond',
+        `rateLimitPerSecond may be at most the service's ${this.serviceRatePerSecond} requests per second`,
+      );
+    }
+    return p;
+  }
+
+  /**
+   * Changes a key's name and policies (a field left out stays, null lifts the restriction) and
+   * answers its list item once every instance has forgotten what it cached of the key, so the
+   * next request anywhere meets the new policies.
+   */
+  async update(session: Session, keyId: string, input: UpdateApiKeyInput): Promise<ApiKeyInfo> {
+    const caller = await session.developer();
+    if (!isUuid(keyId)) throw new AppError('NOT_FOUND', 'No such API key');
+    if (input.contractId !== undefined && input.contractIds !== undefined) {
+      throw new AppError('VALIDATION_FAILED', 'Give contractId or contractIds, not both', { field: 'contractIds' });
+    }
+    const policies = await this.checkedPolicies(caller.id, {
+      ...pickPolicies(input),
+      ...(input.contractId !== undefined ? { contractIds: input.contractId === null ? null : [input.contractId] } : {}),
+    });
+    const sets: string[] = [];
+    const params: unknown[] = [keyId, caller.id];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (input.name !== undefined) set('name', input.name?.trim() || null);
+    for (const field of Object.keys(POLICY_COLUMNS) as PolicyField[]) {
+      if (policies[field] !== undefined) set(POLICY_COLUMNS[field], policies[field]);
+    }
+    if (policies.contractIds !== undefined) {
+      const ids = policies.contractIds;
+      set('contract_id', ids?.length === 1 ? ids[0] : null);
+    }
+    const [rows] = (await this.ds.query(
+      `UPDATE api_keys SET ${sets.length > 0 ? sets.join(', ') : 'id = id'}
+        WHERE id = $1 AND developer_id = $2 RETURNING key_hash, previous_key_hash, status`,
+      params,
+    )) as [Array<{ key_hash: string; previous_key_hash: string | null; status: string }>, number];
+    const row = rows[0];
+    if (!row) throw new AppError('NOT_FOUND', 'No such API key');
+    await this.announce(keyId, [row.key_hash, row.previous_key_hash], POLICY_CHANGE_PREFIX);
+    this.logger.info({ developerId: caller.id, keyId, fields: Object.keys(input) }, 'API key policies changed');
+    return this.info(caller.id, keyId);
+  }
+
+  /**
+   * A new secret for the same key (id, policies, analytics); the previous one works for
+   * `graceSeconds` more (default 86400), the one before it not at all.
+   */
+  async rotate(session: Session, keyId: string, input: RotateApiKeyInput): Promise<RotatedApiKey> {
+    const caller = await session.developer();
+    if (!isUuid(keyId)) throw new AppError('NOT_FOUND', 'No such API key');
+    const grace = input.graceSeconds ?? DEFAULT_GRACE_SECONDS;
+    const { key, prefix, hash } = generateApiKey();
+    const row = await this.ds.transaction(async (m) => {
+      const [old] = (await m.query(
+        `SELECT key_hash, previous_key_hash, status FROM api_keys WHERE id = $1 AND developer_id = $2 FOR UPDATE`,
+        [keyId, caller.id],
+      )) as Array<{ key_hash: string; previous_key_hash: string | null; status: string }>;
+      if (!old) throw new AppError('NOT_FOUND', 'No such API key');
+      if (old.status !== 'active') throw new AppError('INVALID_STATE', 'A revoked API key cannot be rotated');
+      const [[updated]] = (await m.query(
+        `UPDATE api_keys SET previous_key_hash = key_hash, key_hash = $3, prefix = $4,
+            previous_key_valid_until = now() + make_interval(secs => $5)
+          WHERE id = $1 AND developer_id = $2 RETURNING previous_key_valid_until`,
+        [keyId, caller.id, hash, prefix, grace],
+      )) as [[{ previous_key_valid_until: Date }], number];
+      return { ...old, validUntil: updated.previous_key_valid_until };
+    });
+    // The secret before the previous one stops now; the previous one is re-read with its deadline
+    // (or, without grace, stops now too, its subscriptions included).
+    await this.announce(keyId, [row.previous_key_hash], '');
+    await this.announce(keyId, [row.key_hash], grace === 0 ? '' : POLICY_CHANGE_PREFIX);
+    this.logger.info({ developerId: caller.id, keyId, prefix, graceSeconds: grace }, 'API key rotated');
+    return { id: keyId, apiKey: key, prefix, previousKeyValidUntil: row.validUntil };
+  }
+
+  /** One key of the developer as listed. */
+  private async info(developerId: string, keyId: string): Promise<ApiKeyInfo> {
+    const row = await this.ds.getRepository(ApiKeyEntity).findOneByOrFail({ id: keyId, developerId });
+    const counts = await this.requestsToday([keyId]);
+    return toInfo(row, counts.get(keyId));
+  }
+
+  /**
+   * Tells every instance to forget `hashes` (a revocation with no prefix: subscriptions end too;
+   * POLICY_CHANGE_PREFIX: the key is read again) and waits for them, REVOCATION_ACK_TIMEOUT_MS at most.
+   */
+  private async announce(keyId: string, hashes: Array<string | null>, prefix: string): Promise<void> {
+    for (const hash of hashes) {
+      if (!hash) continue;
+      this.forget(hash);
+      const { missing } = await this.revocations.announce(this.ds, `${prefix}${hash}`, REVOCATION_ACK_TIMEOUT_MS);
+      if (missing.length > 0) {
+        this.logger.warn({ keyId, instances: missing }, 'Instances did not acknowledge an API key change in time');
+      }
+    }
+  }
+
+  /**
+   * Counts one request of a key with a daily quota, exactly across instances (one conditional
+   * upsert in PostgreSQL): past the quota, 429 RATE_LIMITED with Retry-After to the next UTC midnight.
+   */
+  async countDaily(principal: ApiKeyPrincipal): Promise<void> {
+    const quota = principal.policies.dailyQuota;
+    if (quota === null) {
+      // No quota to enforce: counted in memory and added in batches (requestsToday lags by DAILY_FLUSH_MS).
+      const slot = `${principal.keyId}|${new Date().toISOString().slice(0, 10)}`;
+      this.uncounted.set(slot, (this.uncounted.get(slot) ?? 0) + 1);
+      return;
+    }
+    const rows = (await this.ds.query(
+      `INSERT INTO api_key_daily_requests AS d (key_id, day, requests)
+       VALUES ($1, (now() AT TIME ZONE 'utc')::date, 1)
+       ON CONFLICT (key_id, day) DO UPDATE SET requests = d.requests + 1 WHERE d.requests < $2
+       RETURNING requests`,
+      [principal.keyId, quota],
+    )) as unknown[];
+    if (rows.length === 0) {
+      const seconds = secondsToUtcMidnight();
+      throw new AppError(
+        'RATE_LIMITED',
+        `The API key's daily quota of ${quota} requests is used up; it starts again at midnight UTC`,
+        { policy: 'dailyQuota', dailyQuota: quota, retryAfterSeconds: seconds },
+        { 'Retry-After': String(seconds) },
+      );
+    }
   }
 
   /**
@@ -215,29 +470,18 @@ export class ApiKeyService {
     if (!entry) {
       const generation = this.generation;
       const [row] = (await this.ds.query(
-        `SELECT id, developer_id, scopes, contract_id, status FROM api_keys WHERE key_hash = $1`,
+        `SELECT id, developer_id, scopes, contract_id, contract_ids, status, allowed_origins, allowed_ips,
+                allowed_methods, expires_at, rate_limit_per_second, daily_quota,
+                CASE WHEN key_hash = $1 THEN NULL ELSE previous_key_valid_until END AS valid_until
+           FROM api_keys WHERE key_hash = $1 OR previous_key_hash = $1`,
         [hash],
-      )) as Array<{
-        id: string;
-        developer_id: string;
-        scopes: ApiKeyScope[];
-        contract_id: string | null;
-        status: string;
-      }>;
-      entry =
-        row && row.status === 'active'
-          ? {
-              principal: {
-                keyId: row.id,
-                developerId: row.developer_id,
-                scopes: row.scopes,
-                contractId: row.contract_id,
-              },
-            }
-          : { invalid: true };
+      )) as Array<KeyRow>;
+      entry = row && row.status === 'active' ? entryOf(row) : { invalid: true };
       if (this.revocations.isListening && generation === this.generation) this.cache.set(hash, entry);
     }
-    if ('invalid' in entry) throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
+    if ('invalid' in entry || (entry.validUntil !== undefined && entry.validUntil <= Date.now())) {
+      throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
+    }
     this.touched.add(entry.principal.keyId);
     await this.auth.countRequest(entry.principal.developerId, creds);
     return entry.principal;
@@ -253,8 +497,77 @@ export class ApiKeyService {
       .catch((err: unknown) => this.logger.warn({ err }, 'could not record API key use'));
   }
 
+  /** Adds the requests counted in memory to requestsToday, in one statement. */
+  async flushDaily(): Promise<void> {
+    if (this.uncounted.size === 0) return;
+    const slots = [...this.uncounted];
+    this.uncounted.clear();
+    await this.ds
+      .query(
+        `INSERT INTO api_key_daily_requests AS d (key_id, day, requests)
+         SELECT s.key_id, s.day, s.n FROM unnest($1::uuid[], $2::date[], $3::int[]) AS s(key_id, day, n)
+           WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = s.key_id)
+         ON CONFLICT (key_id, day) DO UPDATE SET requests = d.requests + excluded.requests`,
+        [slots.map(([slot]) => slot.split('|')[0]), slots.map(([slot]) => slot.split('|')[1]), slots.map(([, n]) => n)],
+      )
+      .catch((err: unknown) => this.logger.warn({ err }, "could not record API keys' requests of the day"));
+  }
+
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
+    clearInterval(this.dailyTimer);
+    await this.flushDaily();
     await this.flushTouches();
   }
+}
+
+/** The columns of api_keys a key check reads. */
+interface KeyRow {
+  id: string;
+  developer_id: string;
+  scopes: ApiKeyScope[];
+  contract_id: string | null;
+  contract_ids: string[] | null;
+  status: string;
+  allowed_origins: string[] | null;
+  allowed_ips: string[] | null;
+  allowed_methods: string[] | null;
+  expires_at: Date | null;
+  rate_limit_per_second: number | null;
+  daily_quota: number | null;
+  valid_until: Date | null;
+}
+
+/** The principal of an active key, its address blocks parsed once for all its requests. */
+function entryOf(row: KeyRow): CacheEntry {
+  return {
+    principal: {
+      keyId: row.id,
+      developerId: row.developer_id,
+      scopes: row.scopes,
+      contractIds: row.contract_ids ?? (row.contract_id ? [row.contract_id] : null),
+      policies: {
+        allowedOrigins: row.allowed_origins,
+        allowedIps: row.allowed_ips?.map(parseIpRange) ?? null,
+        allowedMethods: row.allowed_methods,
+        expiresAt: row.expires_at,
+        rateLimitPerSecond: row.rate_limit_per_second,
+        dailyQuota: row.daily_quota,
+      },
+    },
+    ...(row.valid_until ? { validUntil: row.valid_until.getTime() } : {}),
+  };
+}
+
+/** The policy fields of an input, as given (undefined: not given). */
+function pickPolicies(input: UpdateApiKeyInput | CreateApiKeyInput): PolicyValues {
+  return {
+    contractIds: input.contractIds,
+    allowedOrigins: input.allowedOrigins,
+    allowedIps: input.allowedIps,
+    allowedMethods: input.allowedMethods,
+    expiresAt: input.expiresAt,
+    rateLimitPerSecond: input.rateLimitPerSecond,
+    dailyQuota: input.dailyQuota,
+  };
 }

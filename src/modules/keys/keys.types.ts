@@ -1,5 +1,10 @@
-import { ArrayMaxSize, ArrayMinSize, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { ArrayMaxSize, ArrayMinSize, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+
+/** Entries of one policy kind a key may hold (docs/api.md, "API keys": policies). */
+export const MAX_POLICY_ENTRIES = 100;
+/** Longest grace a rotation gives the previous secret: 7 days (docs/api.md, "API keys": rotation). */
+export const MAX_GRACE_SECONDS = 604_800;
 
 export enum ApiKeyScopeName {
   read = 'read',
@@ -33,6 +38,160 @@ export class CreateApiKeyInput {
   @IsOptional()
   @IsUUID('all', { message: 'projectId must be a UUID' })
   projectId?: string;
+
+  @Field(() => [ID], {
+    nullable: true,
+    description: 'Restrict the key to these contracts of the caller (contractId is the one-element form).',
+  })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'contractIds must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `contractIds holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsUUID('all', { each: true, message: 'contractIds must be UUIDs' })
+  contractIds?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Exact origins (scheme://host[:port]) the key is accepted from.',
+  })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'allowedOrigins must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedOrigins holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  allowedOrigins?: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'Client addresses and CIDR blocks the key is accepted from.' })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'allowedIps must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedIps holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  allowedIps?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Gateway methods (name or signature) and JSON-RPC methods the key may call.',
+  })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'allowedMethods must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedMethods holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  allowedMethods?: string[] | null;
+
+  @Field(() => Date, { nullable: true, description: 'The key stops working at this moment.' })
+  @IsOptional()
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: "Requests per second for this key, at most the service's." })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  rateLimitPerSecond?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Requests per UTC day, counted by every instance together.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  dailyQuota?: number | null;
+}
+
+@InputType({ description: 'Changes to an API key: a field left out stays as it is, null lifts its restriction.' })
+export class UpdateApiKeyInput {
+  @Field(() => String, { nullable: true, description: 'Human-readable name, up to 100 characters.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  name?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The one-element form of contractIds (null lifts the restriction).' })
+  @IsOptional()
+  @IsUUID('all', { message: 'contractId must be a UUID' })
+  contractId?: string | null;
+
+  @Field(() => [ID], {
+    nullable: true,
+    description: 'Restrict the key to these contracts of the caller (contractId is the one-element form).',
+  })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'contractIds must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `contractIds holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsUUID('all', { each: true, message: 'contractIds must be UUIDs' })
+  contractIds?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Exact origins (scheme://host[:port]) the key is accepted from.',
+  })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'allowedOrigins must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedOrigins holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  allowedOrigins?: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'Client addresses and CIDR blocks the key is accepted from.' })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'allowedIps must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedIps holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  allowedIps?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Gateway methods (name or signature) and JSON-RPC methods the key may call.',
+  })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'allowedMethods must not be empty' })
+  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedMethods holds at most ${MAX_POLICY_ENTRIES} entries` })
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  allowedMethods?: string[] | null;
+
+  @Field(() => Date, { nullable: true, description: 'The key stops working at this moment.' })
+  @IsOptional()
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: "Requests per second for this key, at most the service's." })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  rateLimitPerSecond?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Requests per UTC day, counted by every instance together.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  dailyQuota?: number | null;
+}
+
+@InputType({ description: 'A rotation of an API key.' })
+export class RotateApiKeyInput {
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Seconds the previous secret keeps working, 0..604800; default 86400.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_GRACE_SECONDS)
+  graceSeconds?: number;
+}
+
+@ObjectType({ description: 'A rotated API key: the only time the new secret is shown.' })
+export class RotatedApiKey {
+  @Field(() => ID, { description: 'Key id (unchanged).' })
+  id!: string;
+
+  @Field({ description: 'The new full key (svc_...). Store it now: it is never shown again.' })
+  apiKey!: string;
+
+  @Field({ description: 'First 12 characters of the new key.' })
+  prefix!: string;
+
+  @Field({ description: 'The previous secret works until this moment.' })
+  previousKeyValidUntil!: Date;
 }
 
 @ObjectType({ description: 'An API key as listed: never the key itself.' })
@@ -66,6 +225,36 @@ export class ApiKeyInfo {
 
   @Field(() => Date, { nullable: true, description: 'When the key was revoked.' })
   revokedAt!: Date | null;
+
+  @Field(() => [ID], { nullable: true, description: 'The contracts the key works with, if restricted.' })
+  contractIds!: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'Origins the key is accepted from, if restricted.' })
+  allowedOrigins!: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Addresses and CIDR blocks the key is accepted from, if restricted.',
+  })
+  allowedIps!: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'Methods the key may call, if restricted.' })
+  allowedMethods!: string[] | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the key stops working.' })
+  expiresAt!: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'Requests per second for this key, if lower than the service’s.' })
+  rateLimitPerSecond!: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Requests per UTC day, if limited.' })
+  dailyQuota!: number | null;
+
+  @Field(() => Int, { description: 'Requests counted today (UTC).' })
+  requestsToday!: number;
+
+  @Field({ description: 'Wei spent today (UTC) by transactions sent with the key.' })
+  spentTodayWei!: string;
 }
 
 @ObjectType({ description: 'A newly issued API key: the only time the full key is shown.' })

@@ -184,7 +184,7 @@ export class RpcDoorService {
     }
     try {
       for (let i = 0; i < items.length; i++) {
-        await this.gateway.chargeKey(principal.keyId);
+        await this.gateway.chargeKey(principal.keyId, principal.policies.rateLimitPerSecond);
         if (i > 0) await this.developerLimit.consume(principal.developerId);
       }
     } catch (err) {
@@ -192,7 +192,7 @@ export class RpcDoorService {
     }
     const restriction = await this.restrictionOf(principal, network);
     const answers = await Promise.all(
-      items.map((item) => this.one(network, item, principal, restriction, socket && { ...socket, session })),
+      items.map((item) => this.one(network, item, principal, restriction, session, socket && { ...socket, session })),
     );
     return { status: 200, body: batch ? answers : answers[0]! };
   }
@@ -202,7 +202,13 @@ export class RpcDoorService {
     if (!isAppError(err)) throw err;
     const e = err as AppError;
     const status =
-      e.code === 'RATE_LIMITED' ? 429 : e.code === 'INVALID_API_KEY' || e.code === 'UNAUTHENTICATED' ? 401 : 400;
+      e.code === 'RATE_LIMITED'
+        ? 429
+        : e.code === 'INVALID_API_KEY' || e.code === 'UNAUTHENTICATED'
+          ? 401
+          : e.code === 'KEY_POLICY_DENIED'
+            ? 403
+            : 400;
     return { status, body: failure(null, jsonRpcCodeOf(e.code), e.message), headers: e.headers };
   }
 
@@ -211,6 +217,7 @@ export class RpcDoorService {
     item: unknown,
     principal: ApiKeyPrincipal,
     restriction: Restriction,
+    session: Session,
     socket?: SocketContext & { session: Session },
   ): Promise<JsonRpcResponse> {
     const started = performance.now();
@@ -231,7 +238,7 @@ export class RpcDoorService {
         answer =
           socket && SUBSCRIPTION_METHODS.has(method)
             ? await this.subscription(network, call, principal, restriction, socket)
-            : await this.call(network, call, principal, restriction);
+            : await this.call(network, call, principal, restriction, session);
       }
     }
     this.usage.record({
@@ -253,6 +260,7 @@ export class RpcDoorService {
     call: Call,
     principal: ApiKeyPrincipal,
     restriction: Restriction,
+    session: Session,
   ): Promise<JsonRpcResponse> {
     const { id, method, params } = call;
     const known = READ_METHODS.has(method) || WRITE_METHODS.has(method);
@@ -268,6 +276,8 @@ export class RpcDoorService {
         const refused = this.outsideRestriction(method, params, restriction);
         if (refused) return failure(id, -32602, refused);
       }
+      const denied = await this.policyRefusal(session, principal, id, method);
+      if (denied) return denied;
       switch (method) {
         case 'eth_chainId':
           return { jsonrpc: '2.0', id, result: `0x${CHAIN_IDS[network].toString(16)}` };
@@ -321,6 +331,8 @@ export class RpcDoorService {
       }
       return { jsonrpc: '2.0', id, result: feed !== undefined };
     }
+    const denied = await this.policyRefusal(socket.session, principal, id, method);
+    if (denied) return denied;
     if (subs.running.size >= MAX_SUBSCRIPTIONS) {
       return failure(id, -32005, `at most ${MAX_SUBSCRIPTIONS} subscriptions on one connection`);
     }
@@ -589,16 +601,39 @@ export class RpcDoorService {
     return addresses.length > 0 && addresses.every(inside) ? null : refusal;
   }
 
+  /**
+   * The key's method policy and daily quota for one call that passed the other checks (docs/api.md,
+   * "API keys": refusals), its refusal as the call's error; a call refused earlier is not counted.
+   */
+  private async policyRefusal(
+    session: Session,
+    principal: ApiKeyPrincipal,
+    id: JsonRpcId,
+    method: string,
+  ): Promise<JsonRpcResponse | undefined> {
+    try {
+      await session.keyCall(principal, [method]);
+      return undefined;
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      return failure(id, jsonRpcCodeOf(e.code), e.message, e.details);
+    }
+  }
+
   /** The addresses of the key's contracts on `network` (lower case), or null when the key is not restricted. */
   private async restrictionOf(principal: ApiKeyPrincipal, network: Network): Promise<Restriction> {
-    if (!principal.contractId) return null;
-    let known = this.contractAddresses.get(principal.contractId);
-    if (!known) {
-      const contract = await this.contracts.require(principal.contractId).catch(() => null);
-      if (!contract?.address || contract.status !== 'deployed') return new Set();
-      known = { network: contract.network, address: contract.address.toLowerCase() };
-      this.contractAddresses.set(principal.contractId, known);
+    if (!principal.contractIds) return null;
+    const addresses = new Set<string>();
+    for (const contractId of principal.contractIds) {
+      let known = this.contractAddresses.get(contractId);
+      if (!known) {
+        const contract = await this.contracts.require(contractId).catch(() => null);
+        if (!contract?.address || contract.status !== 'deployed') continue;
+        known = { network: contract.network, address: contract.address.toLowerCase() };
+        this.contractAddresses.set(contractId, known);
+      }
+      if (known.network === network) addresses.add(known.address);
     }
-    return known.network === network ? new Set([known.address]) : new Set();
+    return addresses;
   }
 }
