@@ -12,6 +12,7 @@ import { Webhooks1764300000000 } from './1764300000000-Webhooks';
 import { PackedGatewayCalls1764400000000 } from './1764400000000-PackedGatewayCalls';
 import { WebhookOperations1764560000000 } from './1764560000000-WebhookOperations';
 import { RpcUsageKind1764700000000 } from './1764700000000-RpcUsageKind';
+import { Tokens1765000000000 } from './1765000000000-Tokens';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   PackedGatewayCalls1764400000000,
   WebhookOperations1764560000000,
   RpcUsageKind1764700000000,
+  Tokens1765000000000,
 ];

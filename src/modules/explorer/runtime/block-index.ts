@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../../../config';
+import { forgetTokenTransfers, transfersOfLog, writeTokenTransfers, type TokenTransferRow } from '../../tokens';
 import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
 
 /** Progress of a network's index. */
@@ -140,6 +141,8 @@ function batchColumns(blocks: FullBlock[]) {
     topics: [] as string[],
     data: [] as string[],
   };
+  // Token transfer items of the batch's logs (docs/api.md, "Tokens"); malformed logs give none.
+  const tokens: TokenTransferRow[] = [];
   for (const { block, receipts } of blocks) {
     const number = hexToNumber(block.number);
     const timestamp = hexToNumber(block.timestamp);
@@ -178,10 +181,18 @@ function batchColumns(blocks: FullBlock[]) {
         l.address.push(log.address.toLowerCase());
         l.topics.push(log.topics.map((x) => x.toLowerCase()).join(','));
         l.data.push(log.data);
+        const logIndex = l.index[l.index.length - 1]!;
+        for (const row of transfersOfLog(number, timestamp, tx.hash.toLowerCase(), {
+          address: log.address.toLowerCase(),
+          topics: log.topics,
+          data: log.data,
+          logIndex,
+        }))
+          tokens.push(row);
       }
     });
   }
-  return { b, t, l };
+  return { b, t, l, tokens };
 }
 
 /** The explorer's index in PostgreSQL: batch writes for the indexer, reads for the endpoints. */
@@ -217,7 +228,7 @@ export class BlockIndex {
     firstBlock: number,
   ): Promise<boolean> {
     if (blocks.length === 0) return true;
-    const { b, t, l } = batchColumns(blocks);
+    const { b, t, l, tokens } = batchColumns(blocks);
     await runner.startTransaction();
     try {
       await runner.query(
@@ -266,6 +277,7 @@ export class BlockIndex {
           [network, l.block, l.index, l.tx, l.address, l.topics, l.data],
         );
       }
+      await writeTokenTransfers(runner, network, tokens);
       const last = blocks[blocks.length - 1]!.block;
       const moved: Row[] = await runner.query(
         `INSERT INTO explorer_index_state (network, first_block, last_block, last_hash)
@@ -297,6 +309,7 @@ export class BlockIndex {
     try {
       const state = await this.state(network, runner);
       const all = state === null || fromBlock <= state.firstBlock;
+      await forgetTokenTransfers(runner, network, all ? 0 : fromBlock);
       await runner.query(`DELETE FROM explorer_logs WHERE network = $1 AND block_number >= $2`, [network, fromBlock]);
       await runner.query(`DELETE FROM explorer_transactions WHERE network = $1 AND block_number >= $2`, [
         network,
