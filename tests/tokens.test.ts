@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet, getAddress } from 'ethers';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { startStack, type Stack } from './kit/stack';
@@ -379,4 +381,79 @@ describe('bad input', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ found: false });
   });
+});
+
+describe('the tokenTransfers subscription', () => {
+  const FIELDS = 'transactionHash blockNumber logIndex batchIndex from to value tokenId token { address type }';
+
+  /** Collects what a subscription receives until `count` items or an error arrived. */
+  function collect(variables: Record<string, unknown>, count: number) {
+    const ws = createClient({
+      url: stack.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+    });
+    const got: any[] = [];
+    const done = new Promise<{ items: any[]; errors: any }>((resolve) => {
+      ws.subscribe(
+        {
+          query: `subscription($n: Network, $a: String, $t: String, $f: Int) {
+            tokenTransfers(network: $n, address: $a, token: $t, fromBlock: $f) { ${FIELDS} } }`,
+          variables,
+        },
+        {
+          next: (msg) => {
+            if (msg.errors) return resolve({ items: got, errors: msg.errors });
+            got.push((msg.data as any).tokenTransfers);
+            if (got.length >= count) resolve({ items: got, errors: null });
+          },
+          error: (errors) => resolve({ items: got, errors }),
+          complete: () => resolve({ items: got, errors: null }),
+        },
+      );
+    });
+    return { done, close: () => ws.dispose() };
+  }
+
+  it('replays from fromBlock, then follows new transfers in order, none missed', async () => {
+    const me = await admin.getAddress();
+    const token = await t20.getAddress();
+    const history = await api.get(`/api/explorer/token/${token}/transfers?network=testnet&limit=100`);
+    const past = [...history.body.items].reverse();
+    const sub = collect({ n: 'testnet', t: token, f: 0 }, past.length + 3);
+    await new Promise((r) => setTimeout(r, 500));
+    const news = [];
+    for (const to of [A, B, C]) news.push(await send(t20, 'transfer', to, 1n));
+    const { items, errors } = await sub.done;
+    await sub.close();
+    expect(errors).toBeNull();
+    expect(items.map((i) => i.transactionHash)).toEqual([
+      ...past.map((p: any) => p.transactionHash),
+      ...news.map((n) => n.hash),
+    ]);
+    expect(items[items.length - 1]).toEqual({
+      transactionHash: news[2]!.hash,
+      blockNumber: news[2]!.block,
+      logIndex: expect.any(Number),
+      batchIndex: null,
+      from: me,
+      to: C,
+      value: '1',
+      tokenId: null,
+      token: { address: token, type: 'ERC-20' },
+    });
+  }, 60_000);
+
+  it('follows an address across tokens, and refuses a subscription without address or token', async () => {
+    const sub = collect({ n: 'testnet', a: C }, 1);
+    await new Promise((r) => setTimeout(r, 500));
+    const sent = await send(t721, 'mint', C, 42n);
+    const { items } = await sub.done;
+    await sub.close();
+    expect(items[0]).toMatchObject({ transactionHash: sent.hash, tokenId: '42', to: C });
+    const bad = collect({ n: 'testnet' }, 1);
+    const { errors } = await bad.done;
+    await bad.close();
+    expect(errors[0].extensions.code).toBe('VALIDATION_FAILED');
+  }, 60_000);
 });

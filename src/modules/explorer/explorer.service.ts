@@ -31,7 +31,17 @@ export class ExplorerService {
     const portal = new PortalContracts(ds, this.runtime.reader, logger.child({ component: 'explorer' }));
     this.blocks = new BlocksService(this.runtime);
     const reader = this.runtime.reader;
-    this.tokens = new TokensService(ds, (network, method, params, opts) => reader.call(network, method, params, opts));
+    const runtime = this.runtime;
+    this.tokens = new TokensService(
+      ds,
+      (network, method, params, opts) => reader.call(network, method, params, opts),
+      {
+        lastBlock: async (network) => (await runtime.index.state(network))?.lastBlock ?? null,
+        version: (network) => runtime.indexed.version(network),
+        wait: (network, since, cancel) => runtime.waitForIndexed(network, since, cancel),
+      },
+      logger.child({ component: 'tokens' }),
+    );
     this.transactions = new TransactionsService(this.runtime, portal, this.tokens);
     this.addresses = new AddressesService(this.runtime, portal);
     this.search = new SearchService(this.runtime, portal, this.tokens);

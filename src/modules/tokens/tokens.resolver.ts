@@ -1,12 +1,14 @@
-import { Arg, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { FEEDS } from '../../kernel/event-bus';
 import { NetworkName } from '../../kernel/network-name';
-import type { TokensService } from './tokens.service';
+import type { TokensService, TokenTransfersSubscription } from './tokens.service';
 import {
   TokenBalances,
   TokenHolderPage,
   TokenLookup,
   TokenPage,
   TokenTransferDirection,
+  TokenTransfer,
   TokenTransferPage,
 } from './tokens.types';
 
@@ -94,5 +96,31 @@ export class TokensResolver {
     @Arg('cursor', () => String, CURSOR_ARG) cursor: string | null,
   ): Promise<TokenTransferPage> {
     return this.service.tokenTransfers(address, network, limit, cursor);
+  }
+
+  @Subscription(() => TokenTransfer, {
+    name: 'tokenTransfers',
+    description:
+      'Every transfer of `token` and/or to or from `address` from `fromBlock` (default: the next block the index ' +
+      'takes in), then each new one as the explorer index takes in its block: in (block, log, batch index) order, ' +
+      'none missed or repeated. Public.',
+    // Each subscriber gets its own feed, read from the index (src/schema/subscriptions.ts).
+    topics: FEEDS.tokenTransfers,
+    topicId: ({ args }): TokenTransfersSubscription => args as TokenTransfersSubscription,
+  })
+  tokenTransfersFeed(
+    @Root() transfer: TokenTransfer,
+    @Arg('network', () => NetworkName, NETWORK_ARG) _network: NetworkName | null,
+    @Arg('address', () => String, { nullable: true, description: 'Transfers to or from this address.' })
+    _address: string | null,
+    @Arg('token', () => String, { nullable: true, description: 'Transfers of this token contract.' })
+    _token: string | null,
+    @Arg('fromBlock', () => Int, {
+      nullable: true,
+      description: 'First block to replay, inclusive; default: the next block the index takes in.',
+    })
+    _fromBlock: number | null,
+  ): TokenTransfer {
+    return transfer;
   }
 }

@@ -1,9 +1,11 @@
+import { Repeater } from '@graphql-yoga/subscription';
 import type { DataSource } from 'typeorm';
 import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import { AppError, isAppError } from '../../errors/app-error';
 import { checksum, parseAddress } from '../../kernel/address';
 import { NetworkName } from '../../kernel/network-name';
 import { decodeCursorWith, encodeCursor, pageLimit } from '../../kernel/pagination';
+import type { Logger } from '../../logger';
 import { readTokenMetadata, type NodeCall } from './token-metadata';
 import { NO_BATCH_INDEX, NO_TOKEN_ID, type TokenType } from './token-logs';
 import {
@@ -19,6 +21,32 @@ import {
 } from './tokens.types';
 
 type Row = Record<string, unknown>;
+
+/** What the `tokenTransfers` subscription needs of the explorer's index: its progress and its signal. */
+export interface IndexProgress {
+  lastBlock(network: Network): Promise<number | null>;
+  /** A counter that moves with every batch indexed: read it before reading the index, wait with it after. */
+  version(network: Network): number;
+  /** Resolves once the index moved past `since` (or after a while anyway, or when `cancel` settles). */
+  wait(network: Network, since: number, cancel: Promise<unknown>): Promise<void>;
+}
+
+/** The arguments of the `tokenTransfers` subscription. */
+export interface TokenTransfersSubscription {
+  network?: NetworkName | null;
+  address?: string | null;
+  token?: string | null;
+  fromBlock?: number | null;
+}
+
+/** Transfers read per page by a subscription's loop. */
+const FOLLOW_PAGE = 100;
+const END = 2147483647;
+
+/** An error that ends a subscription: graphql-ws reports its message and `extensions` only. */
+function streamError(err: AppError): Error {
+  return Object.assign(err, { extensions: { code: err.code, ...(err.details ? { details: err.details } : {}) } });
+}
 
 const TYPES: Record<string, TokenType> = {
   'erc-20': 'ERC-20',
@@ -131,7 +159,61 @@ export class TokensService {
   constructor(
     private readonly ds: DataSource,
     private readonly call: NodeCall,
+    private readonly progress: IndexProgress,
+    private readonly log: Logger,
   ) {}
+
+  /**
+   * The `tokenTransfers` subscription's feed: every transfer of `token` and/or to or from
+   * `address` from `fromBlock` (default: the next block the index takes in), then the new ones as
+   * the index grows, in (block, log, batch index) order, none missed or repeated. Pages are read
+   * after the last item delivered and handed over one at a time, so a slow subscriber is paced by
+   * the database, not buffered.
+   */
+  follow(request: TokenTransfersSubscription): AsyncIterableIterator<TokenTransfer> {
+    return new Repeater<TokenTransfer>(async (push, stop) => {
+      let stopped = false;
+      void stop.then(() => (stopped = true));
+      try {
+        const net = network(request.network);
+        const address = request.address ? lower(request.address, 'address') : null;
+        const token = request.token ? lower(request.token, 'token') : null;
+        if (address === null && token === null) throw invalid('address', 'give an address, a token or both');
+        const fromBlock = request.fromBlock ?? null;
+        if (fromBlock !== null && (!Number.isSafeInteger(fromBlock) || fromBlock < 0)) {
+          throw invalid('fromBlock', 'must be a block number (an integer from 0)');
+        }
+        const start = fromBlock !== null ? fromBlock - 1 : await this.progress.lastBlock(net);
+        let after: TransferPosition = { b: start ?? -1, l: END, i: END };
+        while (!stopped) {
+          // Read before the page: a batch committed while the page is read wakes the wait below at once.
+          const version = this.progress.version(net);
+          const page = await this.transfersAfter(net, address, token, after, FOLLOW_PAGE);
+          for (const { position, item } of page) {
+            if (stopped) return;
+            await push(item);
+            after = position;
+          }
+          if (page.length === FOLLOW_PAGE) continue;
+          await this.progress.wait(net, version, stop);
+        }
+      } catch (err) {
+        if (isAppError(err)) {
+          stop(streamError(err));
+          return;
+        }
+        this.log.error({ err }, 'A token transfers subscription failed');
+        stop(
+          streamError(
+            new AppError(
+              'SERVICE_UNAVAILABLE',
+              'The transfers could not be read; subscribe again with fromBlock after the last transfer received',
+            ),
+          ),
+        );
+      }
+    });
+  }
 
   /** Transfers to or from an address, newest first; a self-transfer is listed once. */
   async addressTransfers(
