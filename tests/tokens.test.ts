@@ -67,7 +67,7 @@ let t20: Contract;
 let t721: Contract;
 let t1155: Contract;
 let garbage: Contract;
-const IDS_1155 = [1n, 2n, 3n, 7n];
+const IDS_1155 = [1n, 2n, 3n, 7n, 9n];
 
 async function deploy(name: keyof typeof SOURCES): Promise<Contract> {
   const compiled = await api.post('/api/devportal/contracts/compile', { source: SOURCES[name] });
@@ -299,8 +299,21 @@ describe('ERC-1155', () => {
       { token, tokenId: '1', value: '2' },
       { token, tokenId: '2', value: '3' },
     ]);
+    // Holders by value as numbers (10 before 7), one item per holder and id.
+    await send(t1155, 'mint', A, 9n, 10n);
+    await expectBalancesMatchChain();
+    const holders = await api.get(`/api/explorer/token/${token}/holders?network=testnet`);
+    expect(holders.body.items.map((h: any) => [h.value, h.tokenId])).toEqual([
+      ['10', '9'],
+      ['7', '3'],
+      ['6', '7'],
+      ['3', '2'],
+      ['3', '2'],
+      ['3', '1'],
+      ['2', '1'],
+    ]);
     const info = await api.get(`/api/explorer/token/${token}?network=testnet`);
-    expect(info.body.token).toMatchObject({ type: 'ERC-1155', transferCount: 8 });
+    expect(info.body.token).toMatchObject({ type: 'ERC-1155', transferCount: 9 });
     const tokens = await api.get('/api/explorer/tokens?network=testnet&type=ERC-1155');
     expect(tokens.body.items.map((t: any) => t.address)).toEqual([token]);
   }, 120_000);

@@ -315,8 +315,8 @@ export class TokensService {
     const net = network(networkArg);
     const address = lower(addressArg, 'address');
     const rows: Row[] = await this.ds.query(
-      `SELECT token, token_id::text AS token_id, value::text AS value FROM token_balances
-        WHERE network = $1 AND holder = $2 AND value > 0 ORDER BY token, token_id LIMIT 10000`,
+      `SELECT b.token, b.token_id::text AS token_id, b.value::text AS value FROM token_balances b
+        WHERE b.network = $1 AND b.holder = $2 AND b.value > 0 ORDER BY b.token, b.token_id LIMIT 10000`,
       [net, address],
     );
     return {
@@ -401,12 +401,14 @@ export class TokensService {
     const token = lower(tokenArg, 'address');
     const limit = pageLimit(limitArg);
     const after = holderCursor(cursorArg);
+    // One walk of token_balances_value_idx from the start or from the cursor (two statements: an
+    // `IS NULL OR` would keep the planner from using the index's order).
     const rows: Row[] = await this.ds.query(
-      `SELECT holder, value::text AS value, token_id::text AS token_id FROM token_balances
-        WHERE network = $1 AND token = $2 AND value > 0
-          AND ($3::numeric IS NULL OR (value, holder, token_id) < ($3::numeric, $4::text, $5::numeric))
-        ORDER BY value DESC, holder DESC, token_id DESC LIMIT $6`,
-      [net, token, after?.v ?? null, after?.h ?? null, after?.t ?? null, limit + 1],
+      `SELECT b.holder, b.value::text AS value, b.token_id::text AS token_id FROM token_balances b
+        WHERE b.network = $1 AND b.token = $2 AND b.value > 0
+          ${after ? 'AND (b.value, b.holder, b.token_id) < ($4::numeric, $5::text, $6::numeric)' : ''}
+        ORDER BY b.value DESC, b.holder DESC, b.token_id DESC LIMIT $3`,
+      after ? [net, token, limit + 1, after.v, after.h, after.t] : [net, token, limit + 1],
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
