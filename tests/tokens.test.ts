@@ -389,6 +389,23 @@ describe('bad input', () => {
     if (field) expect(res.body.error.details.field).toBe(field);
   });
 
+  it('tokens: q is a name or symbol prefix, its wildcards taken literally', async () => {
+    const named = await api.get('/api/explorer/tokens?network=testnet&q=TOKENS');
+    expect(named.status).toBe(200);
+    expect(named.body.items.map((t: any) => t.name).sort()).toEqual(['Tokens Seven', 'Tokens Twenty']);
+    const bySymbol = await api.get('/api/explorer/tokens?network=testnet&q=tsn&type=erc721');
+    expect(bySymbol.body.items.map((t: any) => t.symbol)).toEqual(['TSN']);
+    for (const q of ['%25', '_', '%5C']) {
+      const wild = await api.get(`/api/explorer/tokens?network=testnet&q=${q}`);
+      expect(wild.body).toEqual({ items: [], nextCursor: null });
+    }
+    const page1 = await api.get('/api/explorer/tokens?network=testnet&limit=2');
+    const page2 = await api.get(`/api/explorer/tokens?network=testnet&limit=2&cursor=${page1.body.nextCursor}`);
+    const all = await api.get('/api/explorer/tokens?network=testnet');
+    expect([...page1.body.items, ...page2.body.items]).toEqual(all.body.items);
+    expect(all.body.items).toHaveLength(4);
+  });
+
   it('an unknown token is {found: false}', async () => {
     const res = await api.get(`/api/explorer/token/${C}?network=testnet`);
     expect(res.status).toBe(200);

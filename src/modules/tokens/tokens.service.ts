@@ -74,6 +74,8 @@ function parseType(value: string | null | undefined): TokenType | null {
 }
 
 const network = (n: NetworkName | null | undefined): Network => n ?? NetworkName.mainnet;
+/** A LIKE pattern matching what starts with `text` (its wildcards escaped): tokens_name_idx serves it. */
+const likePrefix = (text: string): string => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const lower = (address: string, field: string) => parseAddress(address, field).toLowerCase();
 
 interface TransferPosition {
@@ -363,9 +365,9 @@ export class TokensService {
     const rows: Row[] = await this.ds.query(
       `SELECT ${TOKEN_COLUMNS} FROM tokens
         WHERE network = $1 AND ($2::text IS NULL OR type = $2) AND address > $3
-          AND ($4::text IS NULL OR starts_with(lower(name), $4) OR starts_with(lower(symbol), $4))
+          AND ($4::text IS NULL OR lower(name) LIKE $4 OR lower(symbol) LIKE $4)
         ORDER BY address LIMIT $5`,
-      [net, type, after?.a ?? '', q, limit + 1],
+      [net, type, after?.a ?? '', q === null ? null : likePrefix(q), limit + 1],
     );
     const page = rows.slice(0, limit).map(toStoredToken);
     return {
@@ -380,9 +382,9 @@ export class TokensService {
     const prefix = text.trim().toLowerCase();
     const rows: Row[] = await this.ds.query(
       `SELECT address, name, symbol FROM tokens
-        WHERE network = $1 AND name IS NOT NULL AND (starts_with(lower(name), $2) OR starts_with(lower(symbol), $2))
+        WHERE network = $1 AND name IS NOT NULL AND (lower(name) LIKE $2 OR lower(symbol) LIKE $2)
         ORDER BY transfer_count DESC, address LIMIT $3`,
-      [net, prefix, SEARCH_LIMIT],
+      [net, likePrefix(prefix), SEARCH_LIMIT],
     );
     return rows.map((r) => ({
       address: checksum(r.address as string),
