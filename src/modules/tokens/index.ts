@@ -3,7 +3,7 @@
  * explorer's indexer in the block's transaction, and the queries over them. The explorer builds
  * the TokensService and offers its resolver with its own.
  */
-export { transfersOfLog, type TokenTransferRow, type TokenType } from './token-logs';
+export { transfersOfBlocks, transfersOfLog, type TokenTransferRow, type TokenType } from './token-logs';
 export { writeTokenTransfers, forgetTokenTransfers } from './token-store';
 export { TokensService, type TokenTransfersSubscription } from './tokens.service';
 export type { NodeCall } from './token-metadata';

@@ -126,3 +126,48 @@ export function transfersOfLog(
     value: values[i]!.toString(),
   }));
 }
+
+/** What `transfersOfBlocks` reads of a block and its receipts (the explorer's FullBlock has it). */
+export interface BlockWithLogs {
+  block: { number: string; timestamp: string; transactions: ReadonlyArray<{ hash: string }> };
+  receipts: ReadonlyArray<{
+    logs: ReadonlyArray<{ address: string; topics: readonly string[]; data: string; logIndex: string }>;
+  }>;
+}
+
+/** Hex characters of log data read between two turns of the event loop (about 2 ms of work). */
+const WORK_PER_TURN = 64 * 20_000;
+
+/**
+ * The transfer items of a batch of blocks, in (block, log, batch index) order. The work is counted
+ * in data read; past WORK_PER_TURN the loop is given back, so blocks built to be heavy never hold
+ * it for long (docs/api.md, "Hostile chain data").
+ */
+export async function transfersOfBlocks(blocks: readonly BlockWithLogs[]): Promise<TokenTransferRow[]> {
+  const rows: TokenTransferRow[] = [];
+  let work = 0;
+  for (const { block, receipts } of blocks) {
+    const number = Number(BigInt(block.number));
+    const timestamp = Number(BigInt(block.timestamp));
+    for (let i = 0; i < receipts.length; i++) {
+      const txHash = block.transactions[i]!.hash.toLowerCase();
+      for (const log of receipts[i]!.logs) {
+        const topic0 = log.topics[0]?.toLowerCase();
+        if (topic0 !== TRANSFER_TOPIC && topic0 !== TRANSFER_SINGLE_TOPIC && topic0 !== TRANSFER_BATCH_TOPIC) continue;
+        work += 64 + log.data.length;
+        const items = transfersOfLog(number, timestamp, txHash, {
+          address: log.address.toLowerCase(),
+          topics: log.topics,
+          data: log.data,
+          logIndex: Number(BigInt(log.logIndex)),
+        });
+        for (const item of items) rows.push(item);
+        if (work >= WORK_PER_TURN) {
+          work = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+    }
+  }
+  return rows;
+}

@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../../../config';
-import { forgetTokenTransfers, transfersOfLog, writeTokenTransfers, type TokenTransferRow } from '../../tokens';
+import { forgetTokenTransfers, transfersOfBlocks, writeTokenTransfers } from '../../tokens';
 import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
 
 /** Progress of a network's index. */
@@ -141,8 +141,6 @@ function batchColumns(blocks: FullBlock[]) {
     topics: [] as string[],
     data: [] as string[],
   };
-  // Token transfer items of the batch's logs (docs/api.md, "Tokens"); malformed logs give none.
-  const tokens: TokenTransferRow[] = [];
   for (const { block, receipts } of blocks) {
     const number = hexToNumber(block.number);
     const timestamp = hexToNumber(block.timestamp);
@@ -181,18 +179,10 @@ function batchColumns(blocks: FullBlock[]) {
         l.address.push(log.address.toLowerCase());
         l.topics.push(log.topics.map((x) => x.toLowerCase()).join(','));
         l.data.push(log.data);
-        const logIndex = l.index[l.index.length - 1]!;
-        for (const row of transfersOfLog(number, timestamp, tx.hash.toLowerCase(), {
-          address: log.address.toLowerCase(),
-          topics: log.topics,
-          data: log.data,
-          logIndex,
-        }))
-          tokens.push(row);
       }
     });
   }
-  return { b, t, l, tokens };
+  return { b, t, l };
 }
 
 /** The explorer's index in PostgreSQL: batch writes for the indexer, reads for the endpoints. */
@@ -228,7 +218,10 @@ export class BlockIndex {
     firstBlock: number,
   ): Promise<boolean> {
     if (blocks.length === 0) return true;
-    const { b, t, l, tokens } = batchColumns(blocks);
+    const { b, t, l } = batchColumns(blocks);
+    // Token transfer items of the batch's logs (docs/api.md, "Tokens"), read before the transaction
+    // opens, giving the event loop back as the work grows; malformed logs give none.
+    const tokens = await transfersOfBlocks(blocks);
     await runner.startTransaction();
     try {
       await runner.query(
