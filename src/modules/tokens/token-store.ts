@@ -34,15 +34,25 @@ export function balanceDeltas(rows: readonly TokenTransferRow[]): BalanceDelta[]
   return [...sums.values()].filter((d) => d.delta !== 0n);
 }
 
+/** Transfer items written per round of statements: a round's work in JS stays a few milliseconds. */
+export const ITEMS_PER_WRITE = 5_000;
+
 /**
  * Writes a batch's transfer items, the balance deltas and the tokens' counters on `runner`, inside
- * the transaction that writes the blocks (block-index.ts writeBatch): one statement per table.
+ * the transaction that writes the blocks (block-index.ts writeBatch): one statement per table for
+ * each ITEMS_PER_WRITE items, so that a batch built to be heavy never holds the event loop long.
  */
 export async function writeTokenTransfers(
   runner: QueryRunner,
   network: Network,
   rows: readonly TokenTransferRow[],
 ): Promise<void> {
+  for (let i = 0; i < rows.length; i += ITEMS_PER_WRITE) {
+    await writeChunk(runner, network, rows.slice(i, i + ITEMS_PER_WRITE));
+  }
+}
+
+async function writeChunk(runner: QueryRunner, network: Network, rows: readonly TokenTransferRow[]): Promise<void> {
   if (rows.length === 0) return;
   const inserted: Row[] = await runner.query(
     `INSERT INTO token_transfers (network, block_number, log_index, batch_index, tx_hash, token, type,
