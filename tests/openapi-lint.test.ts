@@ -270,7 +270,13 @@ describe('OpenAPI documents describe what the service does', () => {
   it('tells search results apart by a discriminator on type', () => {
     const results = docs.explorer.components.schemas.SearchResults.properties.results.items;
     expect(results.discriminator.propertyName).toBe('type');
-    expect(Object.keys(results.discriminator.mapping).sort()).toEqual(['address', 'block', 'contract', 'transaction']);
+    expect(Object.keys(results.discriminator.mapping).sort()).toEqual([
+      'address',
+      'block',
+      'contract',
+      'token',
+      'transaction',
+    ]);
     expect(docs.explorer.components.schemas.BlockSearchResult.properties.type.enum).toEqual(['block']);
   });
 

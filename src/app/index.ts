@@ -26,6 +26,7 @@ import { Metrics } from '../server/metrics';
 import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
 import type { ContractEventsSubscription } from '../modules/events';
+import type { TokenTransfersSubscription } from '../modules/tokens';
 import { webhookBacklog } from '../modules/webhooks';
 import { COMPILE_LANES, type CompileLane } from '../modules/contracts/compiler/compiler';
 import { AppError } from '../errors/app-error';
@@ -139,6 +140,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         liveBlocks: (network) => services.explorer.blocks.subscribeLiveBlocks(network as NetworkName | null),
         // The field's topicId builds this request from its arguments and the operation's session.
         contractEvents: (request) => services.events.follow(request as ContractEventsSubscription),
+        tokenTransfers: (request) => services.explorer.tokens.follow(request as TokenTransfersSubscription),
       }),
     });
     // One clock per app feeds every serverTime subscriber.

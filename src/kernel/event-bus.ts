@@ -25,4 +25,6 @@ export const FEEDS = {
   liveBlocks: 'FEED_LIVE_BLOCKS',
   /** `contractEvents(contractId, event, fromBlock)`: a feed read from the explorer index, per subscriber. */
   contractEvents: 'FEED_CONTRACT_EVENTS',
+  /** `tokenTransfers(network, address, token, fromBlock)`: a feed read from the token index, per subscriber. */
+  tokenTransfers: 'FEED_TOKEN_TRANSFERS',
 } as const;

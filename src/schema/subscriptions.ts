@@ -8,6 +8,8 @@ export function schemaPubSub(
     liveBlocks(network: unknown): AsyncIterable<LiveBlock>;
     /** `request` is what the field's topicId made of its arguments and context. */
     contractEvents(request: unknown): AsyncIterable<object>;
+    /** `request` is the `tokenTransfers` field's arguments (docs/api.md, "Tokens"). */
+    tokenTransfers(request: unknown): AsyncIterable<object>;
   },
 ): PubSub {
   return {
@@ -17,6 +19,7 @@ export function schemaPubSub(
     subscribe: (topic: string, id?: unknown) => {
       if (topic === FEEDS.liveBlocks) return feeds.liveBlocks(id);
       if (topic === FEEDS.contractEvents) return feeds.contractEvents(id);
+      if (topic === FEEDS.tokenTransfers) return feeds.tokenTransfers(id);
       if (topic === 'SERVER_TIME') return bus.subscribe('SERVER_TIME');
       throw new Error(`No subscription topic ${topic}`);
     },

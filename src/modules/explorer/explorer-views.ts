@@ -80,6 +80,7 @@ export function transactionFromStored(stored: StoredTransaction, logs: StoredLog
       decoded: null,
     })),
     method: null,
+    tokenTransfers: [],
   };
 }
 
@@ -122,6 +123,7 @@ export function transactionFromRpc(
       decoded: null,
     })),
     method: null,
+    tokenTransfers: [],
   };
 }
 

@@ -10,6 +10,7 @@ import { TransactionsService } from './queries/transactions/transactions.service
 import { VerifiedAssetsService } from './queries/verified-assets/verified-assets.service';
 import { ExplorerRuntime, type ExplorerConfig } from './runtime/explorer-runtime';
 import type { LiveFeed } from './runtime/live-feed';
+import { TokensService } from '../tokens';
 
 /**
  * The public explorer: its runtime (chain watchers, indexers, live feed) and one read-only query
@@ -23,14 +24,27 @@ export class ExplorerService {
   readonly search: SearchService;
   readonly networkStatus: NetworkStatusService;
   readonly verifiedAssets: VerifiedAssetsService;
+  readonly tokens: TokensService;
 
   constructor(ds: DataSource, chains: ChainRegistry, config: ExplorerConfig, liveFeed: LiveFeed, logger: Logger) {
     this.runtime = new ExplorerRuntime(ds, chains, config, liveFeed, logger);
     const portal = new PortalContracts(ds, this.runtime.reader, logger.child({ component: 'explorer' }));
     this.blocks = new BlocksService(this.runtime);
-    this.transactions = new TransactionsService(this.runtime, portal);
+    const reader = this.runtime.reader;
+    const runtime = this.runtime;
+    this.tokens = new TokensService(
+      ds,
+      (network, method, params, opts) => reader.call(network, method, params, opts),
+      {
+        lastBlock: async (network) => (await runtime.index.state(network))?.lastBlock ?? null,
+        version: (network) => runtime.indexed.version(network),
+        wait: (network, since, cancel) => runtime.waitForIndexed(network, since, cancel),
+      },
+      logger.child({ component: 'tokens' }),
+    );
+    this.transactions = new TransactionsService(this.runtime, portal, this.tokens);
     this.addresses = new AddressesService(this.runtime, portal);
-    this.search = new SearchService(this.runtime, portal);
+    this.search = new SearchService(this.runtime, portal, this.tokens);
     this.networkStatus = new NetworkStatusService(this.runtime, chains);
     this.verifiedAssets = new VerifiedAssetsService(portal);
   }

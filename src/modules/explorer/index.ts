@@ -13,6 +13,7 @@ import { TransactionsResolver } from './queries/transactions/transactions.resolv
 import { BlocksResolver } from './queries/blocks/blocks.resolver';
 import { AddressesResolver } from './queries/addresses/addresses.resolver';
 import { VerifiedAssetsResolver } from './queries/verified-assets/verified-assets.resolver';
+import { TokensResolver } from '../tokens';
 
 export { EXPLORER_ENTITIES } from './explorer.entities';
 import type { ExplorerService } from './explorer.service';
@@ -36,6 +37,7 @@ export function explorerResolverInstances(explorer: ExplorerService): Array<[unk
     [BlocksResolver, new BlocksResolver(explorer.blocks)],
     [AddressesResolver, new AddressesResolver(explorer.addresses)],
     [VerifiedAssetsResolver, new VerifiedAssetsResolver(explorer.verifiedAssets)],
+    [TokensResolver, new TokensResolver(explorer.tokens)],
   ];
 }
 
@@ -48,4 +50,5 @@ export const EXPLORER_RESOLVERS = [
   BlocksResolver,
   AddressesResolver,
   VerifiedAssetsResolver,
+  TokensResolver,
 ] as const;

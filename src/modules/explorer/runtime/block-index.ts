@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../../../config';
+import { forgetTokenTransfers, transfersOfBlocks, writeTokenTransfers } from '../../tokens';
 import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
 
 /** Progress of a network's index. */
@@ -218,6 +219,9 @@ export class BlockIndex {
   ): Promise<boolean> {
     if (blocks.length === 0) return true;
     const { b, t, l } = batchColumns(blocks);
+    // Token transfer items of the batch's logs (docs/api.md, "Tokens"), read before the transaction
+    // opens, giving the event loop back as the work grows; malformed logs give none.
+    const tokens = await transfersOfBlocks(blocks);
     await runner.startTransaction();
     try {
       await runner.query(
@@ -266,6 +270,7 @@ export class BlockIndex {
           [network, l.block, l.index, l.tx, l.address, l.topics, l.data],
         );
       }
+      await writeTokenTransfers(runner, network, tokens);
       const last = blocks[blocks.length - 1]!.block;
       const moved: Row[] = await runner.query(
         `INSERT INTO explorer_index_state (network, first_block, last_block, last_hash)
@@ -297,6 +302,7 @@ export class BlockIndex {
     try {
       const state = await this.state(network, runner);
       const all = state === null || fromBlock <= state.firstBlock;
+      await forgetTokenTransfers(runner, network, all ? 0 : fromBlock);
       await runner.query(`DELETE FROM explorer_logs WHERE network = $1 AND block_number >= $2`, [network, fromBlock]);
       await runner.query(`DELETE FROM explorer_transactions WHERE network = $1 AND block_number >= $2`, [
         network,

@@ -5,6 +5,7 @@ import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
 import { explorerNetwork, parseSearchQuery } from '../explorer-input';
 import type { PortalContracts } from '../portal-contracts/portal-contracts';
 import { SearchResultType, type SearchResult, type SearchResults } from './search.types';
+import type { TokensService } from '../../../tokens';
 
 const SEARCH_LIMIT = 25;
 
@@ -13,6 +14,7 @@ export class SearchService {
   constructor(
     private readonly runtime: ExplorerRuntime,
     private readonly portal: PortalContracts,
+    private readonly tokens: TokensService,
   ) {}
 
   async search(qArg: string, networkArg: NetworkName | null | undefined): Promise<SearchResults> {
@@ -60,15 +62,21 @@ export class SearchService {
       const contract = contracts.get(q.address.toLowerCase());
       if (contract) results.push(contractSearchResult(contract));
     } else {
-      const [byName, assets] = await Promise.all([
+      const [byName, assets, tokens] = await Promise.all([
         this.portal.byNamePrefix(network, q.text, SEARCH_LIMIT),
         network === 'mainnet' ? this.portal.assetsByPrefix(q.text, SEARCH_LIMIT) : Promise.resolve([]),
+        this.tokens.search(network, q.text),
       ]);
       const seen = new Set<string>();
       for (const c of [...byName, ...assets]) {
         if (seen.has(c.id) || results.length >= SEARCH_LIMIT) continue;
         seen.add(c.id);
         results.push(contractSearchResult(c));
+      }
+      // Tokens by name or symbol prefix (docs/api.md, "Tokens").
+      for (const t of tokens) {
+        if (results.length >= SEARCH_LIMIT) break;
+        results.push({ type: SearchResultType.token, ...t, network: network as NetworkName });
       }
     }
     return { query: qArg.trim(), network: network as NetworkName, results };

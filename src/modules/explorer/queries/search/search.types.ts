@@ -8,6 +8,7 @@ export enum SearchResultType {
   transaction = 'transaction',
   address = 'address',
   contract = 'contract',
+  token = 'token',
 }
 registerEnumType(SearchResultType, { name: 'SearchResultType', description: 'Kind of a search result.' });
 
@@ -65,10 +66,29 @@ export class ContractSearchResult {
   network!: NetworkName;
 }
 
+@ObjectType({ description: 'A token found by name or symbol prefix (docs/api.md, "Tokens").' })
+export class TokenSearchResult {
+  @Field(() => SearchResultType, { description: 'Always `token`.' })
+  type!: SearchResultType.token;
+
+  @Field({ description: 'Token contract (EIP-55).' })
+  address!: string;
+
+  @Field({ description: "The token's name (tokens without a readable name are not found by text)." })
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: "The token's symbol." })
+  symbol!: string | null;
+
+  @Field(() => NetworkName, { description: 'Network of the token.' })
+  network!: NetworkName;
+}
+
 export const SearchResult = createUnionType({
   name: 'SearchResult',
   description: 'One search hit; `type` tells which.',
-  types: () => [BlockSearchResult, TransactionSearchResult, AddressSearchResult, ContractSearchResult] as const,
+  types: () =>
+    [BlockSearchResult, TransactionSearchResult, AddressSearchResult, ContractSearchResult, TokenSearchResult] as const,
   resolveType: (value: { type: SearchResultType }) => {
     switch (value.type) {
       case SearchResultType.block:
@@ -77,12 +97,15 @@ export const SearchResult = createUnionType({
         return TransactionSearchResult;
       case SearchResultType.address:
         return AddressSearchResult;
+      case SearchResultType.token:
+        return TokenSearchResult;
       default:
         return ContractSearchResult;
     }
   },
 });
-export type SearchResult = BlockSearchResult | TransactionSearchResult | AddressSearchResult | ContractSearchResult;
+export type SearchResult =
+  BlockSearchResult | TransactionSearchResult | AddressSearchResult | ContractSearchResult | TokenSearchResult;
 
 @ObjectType({ description: 'Search results.' })
 export class SearchResults {
@@ -92,6 +115,6 @@ export class SearchResults {
   @Field(() => NetworkName, { description: 'Network searched.' })
   network!: NetworkName;
 
-  @Field(() => [SearchResult], { description: 'Hits: blocks, transactions, addresses, contracts.' })
+  @Field(() => [SearchResult], { description: 'Hits: blocks, transactions, addresses, contracts, tokens.' })
   results!: SearchResult[];
 }

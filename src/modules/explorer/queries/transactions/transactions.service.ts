@@ -9,12 +9,14 @@ import { decodeLogAsync } from '../portal-contracts/log-decoder';
 import { decodeCallAsync } from '../portal-contracts/method-decoder';
 import type { PortalContracts } from '../portal-contracts/portal-contracts';
 import type { Transaction, TransactionLookup } from './transactions.types';
+import type { TokensService } from '../../../tokens';
 
 /** Transactions by hash, with receipt and logs, and the call decoded when the portal knows the contract. */
 export class TransactionsService {
   constructor(
     private readonly runtime: ExplorerRuntime,
     private readonly portal: PortalContracts,
+    private readonly tokens: TokensService,
   ) {}
 
   async transaction(hashArg: string, networkArg: NetworkName | null | undefined): Promise<TransactionLookup> {
@@ -24,7 +26,11 @@ export class TransactionsService {
     const stored = await index.transaction(network, hash);
     let tx: Transaction;
     if (stored) {
-      tx = transactionFromStored(stored, await index.logs(network, stored.blockNumber, hash));
+      const [logs, tokenTransfers] = await Promise.all([
+        index.logs(network, stored.blockNumber, hash),
+        this.tokens.transactionTransfers(network, hash),
+      ]);
+      tx = { ...transactionFromStored(stored, logs), tokenTransfers };
     } else {
       const fromNode = await this.transactionFromNode(network, hash);
       if (!fromNode) return { found: false, transaction: null };

@@ -1,6 +1,7 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { GraphQLJSON, GraphQLJSONObject } from '../../../../kernel/json-scalar';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { TokenTransfer } from '../../../tokens';
 
 /** Outcome of a transaction. */
 export enum TransactionStatus {
@@ -143,6 +144,11 @@ export class Transaction {
       'The decoded call, when `to` is a contract the portal knows or a verified one and the input matches its ABI.',
   })
   method!: DecodedMethod | null;
+
+  @Field(() => [TokenTransfer], {
+    description: 'Token transfers of the transaction, from the index, in log order (docs/api.md, "Tokens").',
+  })
+  tokenTransfers!: TokenTransfer[];
 }
 
 @ObjectType({ description: 'Result of a transaction lookup.' })
