@@ -27,6 +27,9 @@ async function mine(url: string): Promise<void> {
   await res.text();
 }
 
+/** The URL with a user name and password in it. */
+const userinfo = (url: string) => url.replace('://', '://ops:url-secret@');
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -139,7 +142,8 @@ describe('ChainWatcher over the node WebSocket', () => {
       // The service's registry sends the RPC headers with the upgrade; one without them is refused and polls.
       const logs = capturingLogger();
       const bare = await ChainRegistry.connect(
-        { testnet: { urls: [chain.front.url], wsUrls: [chain.front.wsUrl], headers: {} } },
+        // Credentials in a URL are never logged either.
+        { testnet: { urls: [chain.front.url], wsUrls: [userinfo(chain.front.wsUrl)], headers: {} } },
         logs.logger,
       );
       const unauthorized = chain.front.wsUnauthorized;
@@ -149,6 +153,7 @@ describe('ChainWatcher over the node WebSocket', () => {
       refused.close();
       bare.destroy();
       expect(logs.text()).toContain('HTTP 401');
+      expect(logs.text()).not.toContain('url-secret');
 
       const authed = await ChainRegistry.connect(
         { testnet: { urls: [chain.front.url], wsUrls: [chain.front.wsUrl], headers: chain.front.headers } },
