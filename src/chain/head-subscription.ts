@@ -108,7 +108,10 @@ class NodeSocket {
       if (m.id === 1 && this.subscription === null) {
         if (typeof m.result !== 'string') {
           // The node refuses subscriptions (no eth_subscribe over this socket): polling stays in charge.
-          this.opts.logger.warn({ host: hostOf(this.url) }, 'The node refused eth_subscribe newHeads; polling it');
+          if (!this.reportedDown) {
+            this.opts.logger.warn({ host: hostOf(this.url) }, 'The node refused eth_subscribe newHeads; polling it');
+          }
+          this.reportedDown = true;
           ws.close();
           return;
         }
