@@ -31,6 +31,8 @@ const SERIAL = [
   'tests/project/npm-start.test.ts',
   // The zero-config service, embedded PostgreSQL on its default port.
   'tests/process.test.ts',
+  // liveBlocks within 100 ms of the node mining each block (node WebSocket).
+  'tests/live-latency.test.ts',
 ];
 
 /** The tests that run a second time behind the Besu-faithful fronts. */

@@ -141,6 +141,8 @@ export async function startBesuBenchStack(env: Record<string, string> = {}): Pro
         LOG_LEVEL: 'warn',
         TESTNET_RPC_HEADERS: headers,
         MAINNET_RPC_HEADERS: headers,
+        TESTNET_WS_URL: testnet.front.wsUrl,
+        MAINNET_WS_URL: mainnet.front.wsUrl,
         TESTNET_GAS_PRICE_WEI: BESU_BENCH_MIN_GAS_PRICE.toString(),
         MAINNET_GAS_PRICE_WEI: BESU_BENCH_MIN_GAS_PRICE.toString(),
         ...env,

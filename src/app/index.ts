@@ -86,6 +86,11 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
 
     const rpcUrls = { ...config.rpcUrls } as Record<Network, string | undefined>;
     let faucetPrivateKey = config.faucetPrivateKey;
+    // anvil serves WebSocket on its HTTP port: the dev chains started here are followed over it.
+    const wsUrls: Record<Network, string[]> = {
+      testnet: config.networks.testnet.wsUrls,
+      mainnet: config.networks.mainnet.wsUrls,
+    };
     for (const network of NETWORKS) {
       if (rpcUrls[network]) continue;
       const node = await startLocalNode({
@@ -96,6 +101,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       });
       onClose(`${network} dev chain`, () => node.stop());
       rpcUrls[network] = node.url;
+      wsUrls[network] = [node.url.replace(/^http/, 'ws')];
       if (network === 'testnet') faucetPrivateKey ??= LOCAL_NODE_FUNDED_KEY;
       logger.info(
         { network, chainId: node.chainId },
@@ -105,8 +111,8 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     installKeccakCache();
     const chains = await ChainRegistry.connect(
       {
-        testnet: { ...config.networks.testnet, urls: splitUrls(rpcUrls.testnet) },
-        mainnet: { ...config.networks.mainnet, urls: splitUrls(rpcUrls.mainnet) },
+        testnet: { ...config.networks.testnet, urls: splitUrls(rpcUrls.testnet), wsUrls: wsUrls.testnet },
+        mainnet: { ...config.networks.mainnet, urls: splitUrls(rpcUrls.mainnet), wsUrls: wsUrls.mainnet },
       },
       logger,
     );

@@ -14,6 +14,7 @@ import type { Logger } from '../logger';
 import { checkDataSize, MAX_QUOTED_BYTES, quoted } from './abi/bounded-decoder';
 import { CallBatcher } from './call-batcher';
 import { FailoverTransport, WrongChainIdError } from './failover-transport';
+import { HeadSubscription, type HeadListener } from './head-subscription';
 import type { JsonRpcAnswer } from './rpc-transport';
 import {
   DEFAULT_FEE_POLICY,
@@ -332,6 +333,9 @@ interface NetworkEntry {
   /** Host and port of each node, in order (never the URLs: they may carry credentials). */
   hosts: string[];
   fees: FeePolicy;
+  /** The nodes' WebSockets (`*_WS_URL`) and the headers they get; no URLs: heads are polled. */
+  wsUrls: string[];
+  headers: Record<string, string>;
   provider?: ChainCheckedProvider;
   transport?: FailoverTransport;
   /** Why the network is refused (not configured, wrong chain id...); safe to show to clients. */
@@ -341,6 +345,7 @@ interface NetworkEntry {
 /** The one place that builds ethers providers: one per network, checked against CHAIN_IDS. */
 export class ChainRegistry {
   private readonly entries = new Map<Network, NetworkEntry>();
+  private readonly subscriptions = new Set<HeadSubscription>();
   private destroyed = false;
 
   private constructor(private readonly logger: Logger) {}
@@ -380,6 +385,8 @@ export class ChainRegistry {
       chainId,
       hosts: urls.map(hostOf),
       fees: options.fees ?? DEFAULT_FEE_POLICY,
+      wsUrls: options.wsUrls ?? [],
+      headers: options.headers ?? {},
     };
     this.entries.set(network, entry);
     if (urls.length === 0) {
@@ -582,9 +589,31 @@ export class ChainRegistry {
     return this.withRetry(network, () => provider.exchange(method, params, group));
   }
 
-  /** Stops all providers; every later provider() call throws NETWORK_UNAVAILABLE. */
+  /**
+   * Follows the network's new heads over its nodes' WebSockets (`*_WS_URL`, with the RPC headers),
+   * reconnecting with backoff; null when the network has none (or is unavailable): poll it then.
+   * The caller closes it; destroy() closes those still open.
+   */
+  followHeads(network: Network, listener: HeadListener): HeadSubscription | null {
+    const entry = this.entries.get(network);
+    if (!this.isAvailable(network) || entry === undefined || entry.wsUrls.length === 0) return null;
+    const subscription: HeadSubscription = new HeadSubscription(
+      {
+        urls: entry.wsUrls,
+        headers: entry.headers,
+        logger: this.logger.child({ network }),
+        onClose: () => this.subscriptions.delete(subscription),
+      },
+      listener,
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Stops all providers and head subscriptions; every later provider() call throws NETWORK_UNAVAILABLE. */
   destroy(): void {
     this.destroyed = true;
+    for (const subscription of [...this.subscriptions]) subscription.close();
     for (const entry of this.entries.values()) entry.provider?.destroy();
   }
 }

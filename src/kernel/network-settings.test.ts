@@ -5,6 +5,7 @@ describe('readNetworkOptions', () => {
     const problems: string[] = [];
     expect(readNetworkOptions('testnet', {}, problems)).toEqual({
       urls: [],
+      wsUrls: [],
       headers: {},
       maxConnections: 16,
       maxBatch: 16,
@@ -19,6 +20,7 @@ describe('readNetworkOptions', () => {
       'mainnet',
       {
         MAINNET_RPC_URL: 'http://besu-1:8545, https://besu-2:8545',
+        MAINNET_WS_URL: 'ws://besu-1:8546,wss://besu-2:8546',
         MAINNET_RPC_HEADERS: '{"Authorization":"Bearer eyJhbGciOi.x.y"}',
         MAINNET_RPC_MAX_CONNECTIONS: '8',
         MAINNET_RPC_MAX_BATCH: '1',
@@ -31,6 +33,7 @@ describe('readNetworkOptions', () => {
     expect(problems).toEqual([]);
     expect(options).toEqual({
       urls: ['http://besu-1:8545', 'https://besu-2:8545'],
+      wsUrls: ['ws://besu-1:8546', 'wss://besu-2:8546'],
       headers: { authorization: 'Bearer eyJhbGciOi.x.y' },
       maxConnections: 8,
       maxBatch: 1,
@@ -56,6 +59,16 @@ describe('readNetworkOptions', () => {
     expect(problems).toHaveLength(7);
     expect(problems).toContain('TESTNET_RPC_MAX_BATCH: must be a whole number from 1 to 1024');
     expect(problems.join('\n')).not.toContain('secret-token');
+    const badWs: string[] = [];
+    readNetworkOptions('testnet', { TESTNET_RPC_URL: 'http://a:8545', TESTNET_WS_URL: 'http://a:8546' }, badWs);
+    expect(badWs).toEqual(['TESTNET_WS_URL: every entry must be a URL starting with ws:// or wss://']);
+    const oneShort: string[] = [];
+    readNetworkOptions(
+      'testnet',
+      { TESTNET_RPC_URL: 'http://a:8545,http://b:8545', TESTNET_WS_URL: 'ws://a:8546' },
+      oneShort,
+    );
+    expect(oneShort).toEqual(['TESTNET_WS_URL: needs one entry per TESTNET_RPC_URL entry, in the same order']);
     const notJson: string[] = [];
     readNetworkOptions('testnet', { TESTNET_RPC_HEADERS: 'Bearer secret-token' }, notJson);
     expect(notJson).toEqual(['TESTNET_RPC_HEADERS: must be a JSON object of header names to string values']);

@@ -16,6 +16,11 @@ export interface FeePolicy {
 export interface NetworkOptions {
   /** Tried in order, with failover; empty: start a local dev chain. */
   urls: string[];
+  /**
+   * The nodes' WebSockets (`<NETWORK>_WS_URL`), one per RPC URL: new heads are followed over them,
+   * and polled without them (docs/api.md "Operations").
+   */
+  wsUrls: string[];
   /** Sent with every request (Besu's JWT: Authorization: Bearer …); never logged. */
   headers: Record<string, string>;
   /** Sockets per node per instance. */
@@ -41,7 +46,7 @@ function wei(name: string, value: string | undefined, problems: string[]): bigin
 }
 
 /**
- * Reads `<PREFIX>_RPC_URL` (comma-separated), `_RPC_HEADERS` (JSON object), `_RPC_MAX_CONNECTIONS`,
+ * Reads `<PREFIX>_RPC_URL` and `_WS_URL` (comma-separated), `_RPC_HEADERS` (JSON object), `_RPC_MAX_CONNECTIONS`,
  * `_RPC_MAX_BATCH`, `_FEE_MODE`, `_GAS_PRICE_WEI` and `_MAX_FEE_PER_GAS_WEI`. Problems name the variable, never its
  * value (headers hold credentials).
  */
@@ -62,6 +67,26 @@ export function readNetworkOptions(network: Network, env: NodeJS.ProcessEnv, pro
       problems.push(`${prefix}_RPC_URL: every entry must be a URL starting with http:// or https://`);
       break;
     }
+  }
+
+  const wsUrls = (env[`${prefix}_WS_URL`] ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const url of wsUrls) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'ws:' && protocol !== 'wss:') {
+      problems.push(`${prefix}_WS_URL: every entry must be a URL starting with ws:// or wss://`);
+      break;
+    }
+  }
+  if (wsUrls.length > 0 && wsUrls.length !== urls.length) {
+    problems.push(`${prefix}_WS_URL: needs one entry per ${prefix}_RPC_URL entry, in the same order`);
   }
 
   const headers: Record<string, string> = {};
@@ -109,5 +134,5 @@ export function readNetworkOptions(network: Network, env: NodeJS.ProcessEnv, pro
     problems.push(`${prefix}_GAS_PRICE_WEI: is above ${prefix}_MAX_FEE_PER_GAS_WEI`);
   }
 
-  return { urls, headers, maxConnections, maxBatch, fees: { mode, gasPriceWei, maxFeePerGasWei } };
+  return { urls, wsUrls, headers, maxConnections, maxBatch, fees: { mode, gasPriceWei, maxFeePerGasWei } };
 }

@@ -22,6 +22,9 @@
  * - `--revert-reason-enabled`: a failed receipt carries `revertReason`, the hex revert data
  *   (TransactionReceiptResult.getRevertReason).
  * - `--rpc-http-max-active-connections` (default 80): connections beyond it are closed.
+ * - WebSocket (`--rpc-ws-enabled`, `--rpc-ws-authentication-enabled`): an upgrade on the same port
+ *   (here; Besu's default is its own port 8546) without the bearer token → HTTP 401, and no socket;
+ *   with it, the socket is anvil's own WebSocket (eth_subscribe newHeads...), relayed frame by frame.
  * - Batches (handlers/JsonRpcArrayExecutor): the entries are executed one after another, and a
  *   batch longer than `--rpc-http-max-batch-size` (default 1024) is refused whole, HTTP 200 with
  *   `{"id":null,"error":{"code":-32005,"message":"Number of requests exceeds max batch size"}}`
@@ -33,6 +36,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { Transaction } from 'ethers';
 import { Pool } from 'undici';
+import WebSocket, { WebSocketServer } from 'ws';
 import { startLocalNode } from '../../src/chain/local-node';
 import { createLogger } from '../../src/logger';
 
@@ -93,6 +97,14 @@ export const BESU_ERRORS = {
 
 export interface BesuFront {
   url: string;
+  /** The same node's WebSocket (ws://, same port). */
+  wsUrl: string;
+  /** WebSocket upgrades refused 401 (no or a wrong token). */
+  wsUnauthorized: number;
+  /** WebSocket sessions relayed to anvil so far. */
+  wsSessions: number;
+  /** Closes every WebSocket session (the node dropped them) and, with `refuse`, answers new upgrades 503 until called with false. */
+  dropSockets(refuse?: boolean): void;
   /** Headers the service must send (the bearer token). */
   headers: Record<string, string>;
   /** Replaces the permissioning allowlist (undefined: everyone may send). */
@@ -141,8 +153,18 @@ export async function startBesuFront(opts: BesuFrontOptions): Promise<BesuFront>
     return (await res.body.json()) as { result?: unknown; error?: RpcError };
   };
 
+  const wsServer = new WebSocketServer({ noServer: true });
+  const relayed = new Set<WebSocket>();
+  let refuseSockets = false;
   const front: BesuFront = {
     url: '',
+    wsUrl: '',
+    wsUnauthorized: 0,
+    wsSessions: 0,
+    dropSockets(refuse = false) {
+      refuseSockets = refuse;
+      for (const ws of relayed) ws.terminate();
+    },
     headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
     setAllowlist(list) {
       allow = list?.map((a) => a.toLowerCase());
@@ -157,6 +179,8 @@ export async function startBesuFront(opts: BesuFrontOptions): Promise<BesuFront>
     batches: [],
     sendTimes: [],
     async stop() {
+      for (const ws of relayed) ws.terminate();
+      wsServer.close();
       for (const res of hanging) res.destroy();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -295,6 +319,47 @@ export async function startBesuFront(opts: BesuFrontOptions): Promise<BesuFront>
       res.end();
     });
   });
+  const anvilWs = opts.upstream.replace(/^http/, 'ws');
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const refuse = (status: string) => {
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    };
+    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) {
+      front.wsUnauthorized++;
+      refuse('401 Unauthorized');
+      return;
+    }
+    if (refuseSockets) {
+      refuse('503 Service Unavailable');
+      return;
+    }
+    wsServer.handleUpgrade(req, socket, head, (client) => {
+      front.wsSessions++;
+      const node = new WebSocket(anvilWs);
+      const queued: string[] = [];
+      relayed.add(client);
+      relayed.add(node);
+      const end = () => {
+        relayed.delete(client);
+        relayed.delete(node);
+        client.terminate();
+        node.terminate();
+      };
+      node.on('open', () => {
+        for (const m of queued.splice(0)) node.send(m);
+      });
+      node.on('message', (data, isBinary) => client.send(data, { binary: isBinary }));
+      client.on('message', (data) => {
+        const text = data.toString();
+        if (node.readyState === WebSocket.OPEN) node.send(text);
+        else queued.push(text);
+      });
+      node.on('close', end);
+      node.on('error', end);
+      client.on('close', end);
+      client.on('error', end);
+    });
+  });
   server.maxConnections = opts.maxConnections ?? 80;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -303,6 +368,7 @@ export async function startBesuFront(opts: BesuFrontOptions): Promise<BesuFront>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   front.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  front.wsUrl = front.url.replace(/^http/, 'ws');
   return front;
 }
 

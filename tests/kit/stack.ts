@@ -59,6 +59,7 @@ async function startBesuChains(
     const prefix = n.toUpperCase();
     env[`${prefix}_RPC_URL`] = chains[n].front.url;
     env[`${prefix}_RPC_HEADERS`] = JSON.stringify(chains[n].front.headers);
+    env[`${prefix}_WS_URL`] = chains[n].front.wsUrl;
     if (opts.minGasPrice !== undefined) env[`${prefix}_GAS_PRICE_WEI`] = opts.minGasPrice.toString();
   }
   return { chains, env };

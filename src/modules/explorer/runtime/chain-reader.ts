@@ -1,5 +1,6 @@
 import type { JsonRpcProvider } from 'ethers';
 import type { ChainRegistry } from '../../../chain/chain-registry';
+import type { HeadListener, HeadSubscription } from '../../../chain/head-subscription';
 import type { Network } from '../../../config';
 import { AppError, isAppError } from '../../../errors/app-error';
 
@@ -123,6 +124,11 @@ export class ChainReader {
   private readonly slots = new Map<string, Slots>();
 
   constructor(private readonly chains: ChainRegistry) {}
+
+  /** The network's new heads as its nodes announce them over WebSocket; null without `*_WS_URL`. */
+  followHeads(network: Network, listener: HeadListener): HeadSubscription | null {
+    return this.chains.followHeads(network, listener);
+  }
 
   isAvailable(network: Network): boolean {
     return this.chains.isAvailable(network);

@@ -1,5 +1,6 @@
 import type { Network } from '../../../config';
 import type { Logger } from '../../../logger';
+import type { HeadSubscription } from '../../../chain/head-subscription';
 import type { ChainReader, RpcBlock } from './chain-reader';
 import type { BlockSummary } from '../queries/blocks/blocks.types';
 import { summaryFromRpc } from '../explorer-views';
@@ -11,6 +12,8 @@ export interface ChainWatcherOptions {
   idlePollMs?: number;
   /** Most blocks replayed after an outage; older ones are skipped with a warning. */
   maxBackfill?: number;
+  /** Safety poll interval while a node's WebSocket announces the heads (docs/api.md "Operations"). */
+  socketPollMs?: number;
 }
 
 /** The latest block seen by a watcher. */
@@ -21,7 +24,7 @@ export interface KnownBlock {
   seenAt: number;
 }
 
-const DEFAULTS = { pollMs: 250, idlePollMs: 1_000, maxBackfill: 1_000 };
+const DEFAULTS = { pollMs: 250, idlePollMs: 1_000, maxBackfill: 1_000, socketPollMs: 1_000 };
 /** Blocks fetched per JSON-RPC batch while backfilling. */
 const BACKFILL_CHUNK = 50;
 const NODE_TIMEOUT = { attempts: 1, timeoutMs: 2_000 };
@@ -29,8 +32,10 @@ const NODE_TIMEOUT = { attempts: 1, timeoutMs: 2_000 };
 /**
  * Follows the head of one network for the whole process: publishes every new block, in order and
  * without gaps (missed numbers are fetched and published in order, also after the node comes
- * back), and wakes whoever waits for a new head. Over HTTP JSON-RPC, following the head means
- * polling eth_blockNumber; one cheap call per interval, whatever the number of subscribers.
+ * back), and wakes whoever waits for a new head. With the nodes' WebSockets (`*_WS_URL`), each
+ * newHeads announcement fetches and publishes at once, and a slow safety poll catches whatever a
+ * socket missed; without them, or while they are down, following the head means polling
+ * eth_blockNumber: one cheap call per interval, whatever the number of subscribers.
  */
 export class ChainWatcher {
   private readonly opts: Required<ChainWatcherOptions>;
@@ -43,6 +48,11 @@ export class ChainWatcher {
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private heads: HeadSubscription | null = null;
+  /** Highest head a node announced since the last tick started. */
+  private announced: number | null = null;
+  /** An announcement came during a tick: run again as soon as it ends. */
+  private wake = false;
   private readonly headWaiters = new Set<{ after: number; resolve: (head: number | null) => void }>();
   private readonly log: Logger;
 
@@ -60,11 +70,31 @@ export class ChainWatcher {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.heads = this.reader.followHeads(this.network, {
+      onHead: (head) => this.announce(head),
+      // Socket back: it may have missed heads while away; socket lost: the poll takes over. Look now.
+      onLive: () => this.announce(null),
+    });
     this.schedule(0);
+  }
+
+  /** Whether a node's WebSocket announces the heads now (else they are polled). */
+  followsSocket(): boolean {
+    return this.heads?.isLive() ?? false;
+  }
+
+  /** A node announced `head` (null: something may have changed): fetch it now, after the tick under way if any. */
+  private announce(head: number | null): void {
+    if (this.stopped) return;
+    if (head !== null && (this.announced === null || head > this.announced)) this.announced = head;
+    if (this.running) this.wake = true;
+    else this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.heads?.close();
+    this.heads = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     for (const w of this.headWaiters) w.resolve(null);
@@ -121,11 +151,17 @@ export class ChainWatcher {
       const started = Date.now();
       this.running = this.tick().finally(() => {
         this.running = null;
-        const interval = this.failing
-          ? this.opts.idlePollMs
-          : this.retained > 0
-            ? this.opts.pollMs
-            : this.opts.idlePollMs;
+        const woken = this.wake;
+        this.wake = false;
+        const interval = woken
+          ? 0
+          : this.failing
+            ? this.opts.idlePollMs
+            : this.followsSocket()
+              ? this.opts.socketPollMs
+              : this.retained > 0
+                ? this.opts.pollMs
+                : this.opts.idlePollMs;
         this.schedule(Math.max(0, interval - (Date.now() - started)));
       });
     }, delayMs);
@@ -143,7 +179,14 @@ export class ChainWatcher {
     if (this.failing && !(await this.reader.isHealthy(this.network))) return;
     try {
       const polledAt = Date.now();
-      const head = await this.reader.headNumber(this.network, NODE_TIMEOUT);
+      const announced = this.announced;
+      this.announced = null;
+      // A head announced above the last published one is taken as it is (no eth_blockNumber first);
+      // anything else (a head going backwards, a restart) is checked by asking the node.
+      const head =
+        announced !== null && this.lastPublished !== null && announced > this.lastPublished
+          ? announced
+          : await this.reader.headNumber(this.network, NODE_TIMEOUT);
       if (this.lastPublished === null || head < this.lastPublished) {
         if (this.lastPublished !== null) {
           this.log.warn({ head, lastPublished: this.lastPublished }, 'The node head went backwards; following it');
