@@ -30,7 +30,7 @@ export interface BenchStack {
 }
 
 /**
- * What production start-up demands (API.md §11), on local dev chains: their URLs, a faucet key of
+ * What production start-up demands (docs/api.md, "Operations"), on local dev chains: their URLs, a faucet key of
  * its own (funded here: anvil's well-known keys are refused in production) and strong secrets.
  */
 export async function productionEnvOn(

@@ -85,7 +85,7 @@ const envSchema = z.object({
     .transform((v) => v === 'true' || v === '1'),
   /** Block a new explorer index starts from; an existing index resumes where it stopped. */
   INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
-  /** Hostile-client limits (API.md §1a) and HTTP hygiene (§1, §11). */
+  /** Hostile-client limits (docs/api.md, "Conventions") and HTTP hygiene (§1, §11). */
   PUBLIC_RATE_LIMIT: z.coerce.number().int().min(0).default(100),
   LOGIN_RATE_LIMIT: z.coerce.number().int().min(0).default(30),
   DEVELOPER_RATE_LIMIT: z.coerce.number().int().min(0).default(1000),

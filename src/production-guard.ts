@@ -40,7 +40,7 @@ export interface ProductionEnv {
 }
 
 /**
- * What production refuses to start with (API.md §11): no embedded database, no local chain, no
+ * What production refuses to start with (docs/api.md, "Operations"): no embedded database, no local chain, no
  * well-known dev-chain key as faucet, no weak secret. Returns every problem found.
  */
 export function productionProblems(env: ProductionEnv): string[] {

@@ -12,7 +12,7 @@ import { spawnSibling, type ServiceProcess } from './kit/process';
 import { sqlRows, startStack, type Stack } from './kit/stack';
 
 /**
- * API.md §1b, the edge: each attack here got through before (per-address limits dodged by rotating
+ * docs/api.md, "Hostile chain data", the edge: each attack here got through before (per-address limits dodged by rotating
  * within an IPv6 /64, NUL characters and GraphQL object literals answered 500, /metrics public in
  * production, slow headers held for 30 s, subscriptions outliving their key or token by seconds).
  */

@@ -326,7 +326,7 @@ describe('block index', () => {
       ],
     });
     const plain = await api.get(`/api/explorer/tx/${r.toB!.hash}`);
-    // REST leaves optional parts out when absent (API.md §9 `method?`); GraphQL has them null.
+    // REST leaves optional parts out when absent (docs/api.md, "Explorer" `method?`); GraphQL has them null.
     expect(plain.body.transaction).not.toHaveProperty('method');
   });
 

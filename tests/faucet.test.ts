@@ -211,7 +211,7 @@ describe('faucet', () => {
       blockNumber: expect.any(Number),
       timestamp: expect.any(Number),
     });
-    // Not the service's own transaction: no contract or method, left out (API.md §4 `contractId?`, `method?`).
+    // Not the service's own transaction: no contract or method, left out (docs/api.md, "Wallet and faucet" `contractId?`, `method?`).
     expect(item).not.toHaveProperty('contractId');
     expect(item).not.toHaveProperty('method');
   });

@@ -9,7 +9,7 @@ import { freePort } from './kit/process';
 import { startStack, type Stack } from './kit/stack';
 
 /**
- * API.md §1, §1a and §11 as a hostile client tries them: each attack here stopped or slowed the
+ * docs/api.md, "Conventions", §1a and §11 as a hostile client tries them: each attack here stopped or slowed the
  * whole service before these limits.
  */
 

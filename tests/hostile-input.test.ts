@@ -12,7 +12,7 @@ import { startStack, type Stack } from './kit/stack';
 /**
  * Property: whatever arrives (random and adversarial JSON bodies, query strings and path
  * parameters), the service answers within a few seconds, never 5xx, always in the error shape of
- * API.md §1 when it refuses, and a refused request changes no state.
+ * docs/api.md, "Conventions" when it refuses, and a refused request changes no state.
  */
 let stack: Stack;
 let api: Client;

@@ -89,7 +89,7 @@ describe('transaction tracker', () => {
     expect(receipt?.status).toBe(1);
     expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonce + 1);
     // The wallet's history shows the filler as what it is on chain, a transfer the wallet sent
-    // (API.md §4's kinds); no item has a kind outside them.
+    // (docs/api.md, "Wallet and faucet"'s kinds); no item has a kind outside them.
     const history = await api.get(`/api/devportal/developers/${dev.developerId}/wallet-history?limit=100`, {
       token: dev.token,
     });

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { AppError } from '../errors/app-error';
 
-/** Developer tokens live 12 hours (SPEC.md, Limits). */
+/** Developer tokens live 12 hours (docs/api.md, "Conventions"). */
 export const ACCESS_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 /** The only algorithm accepted: pinned so that `alg: none` or a swapped algorithm is refused. */
 const ALGORITHM = 'HS256';

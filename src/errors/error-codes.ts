@@ -1,4 +1,4 @@
-/** Every stable error code of API.md §1 and the HTTP status it maps to: the one table of the service. */
+/** Every stable error code of docs/api.md, "Conventions" and the HTTP status it maps to: the one table of the service. */
 export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   INVALID_ARGUMENT: 400,

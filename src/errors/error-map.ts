@@ -4,7 +4,7 @@ import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { AppError, type ErrorDetails } from './app-error';
 import { httpStatusOf, type ErrorCode } from './error-codes';
 
-/** What a caller sees of an error: the body of API.md §1 plus status and headers. */
+/** What a caller sees of an error: the body of docs/api.md, "Conventions" plus status and headers. */
 export interface PublicError {
   status: number;
   code: ErrorCode;

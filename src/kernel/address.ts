@@ -7,7 +7,7 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export const isAddressLike = (value: string): boolean => ADDRESS.test(value);
 
 /**
- * A 20-byte address in any case (API.md §1: "accepted in any case"), returned EIP-55 checksummed.
+ * A 20-byte address in any case (docs/api.md, "Conventions": "accepted in any case"), returned EIP-55 checksummed.
  * Letter case is not used as a checksum on input: lowercase, uppercase and mixed case all pass.
  */
 export function parseAddress(value: unknown, field = 'address'): string {

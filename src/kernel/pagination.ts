@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error';
 
-/** Page sizes of growing lists (API.md §1): default 25, at most 100. */
+/** Page sizes of growing lists (docs/api.md, "Conventions"): default 25, at most 100. */
 export const DEFAULT_PAGE = 25;
 export const MAX_PAGE = 100;
 

@@ -77,7 +77,7 @@ export class RequestLimit {
   }
 }
 
-/** The limits of API.md §1a that are counted per client address or per developer. */
+/** The limits of docs/api.md, "Conventions" that are counted per client address or per developer. */
 export interface RateLimits {
   /** Anonymous requests per client IP per second (PUBLIC_RATE_LIMIT). */
   public: RequestLimit;

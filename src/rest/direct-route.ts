@@ -131,7 +131,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
       for (const { name, type } of variables) {
         const raw = Object.hasOwn(call.params, name) ? call.params[name] : (call.query[name] ?? body[name]);
         // A text argument (wei, gas) sent as a JSON number would be stringified after JSON.parse
-        // rounded it: refused unless it is a safe integer (API.md §1).
+        // rounded it: refused unless it is a safe integer (docs/api.md, "Conventions").
         if (typeof raw === 'number' && !Number.isSafeInteger(raw) && isTextScalar(type)) {
           throw new AppError(
             'VALIDATION_FAILED',
@@ -252,7 +252,7 @@ export function readPlainBody(
 
 /**
  * Serves the direct routes straight from Node's HTTP server, before express: an exact match of the
- * path (as SPEC.md spells it) with a plain body. Anything else (another method, a trailing slash or
+ * path (as docs/api.md spells it) with a plain body. Anything else (another method, a trailing slash or
  * other letter case, a compressed body) returns false and goes through express, whose routes for
  * the same operations answer the same way; the tests hold both to the same answers.
  */

@@ -1,5 +1,5 @@
 /**
- * Leaves out of a REST answer the parts API.md writes as optional (`block?`, `method?`) when they
+ * Leaves out of a REST answer the parts docs/api.md writes as optional (`block?`, `method?`) when they
  * are null. GraphQL answers keep them as null, as GraphQL clients expect every selected field.
  *
  * A path names a field by its keys, dot-separated; `[]` after a key means each item of that list

@@ -62,7 +62,7 @@ export interface RestApi {
 /** How deep SOFA (and directOperation) select nested object fields. */
 const DEPTH_LIMIT = 3;
 
-/** Body size limit of API.md §1. */
+/** Body size limit of docs/api.md, "Conventions". */
 export const MAX_BODY = '1mb';
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -140,7 +140,7 @@ export function assertStrictBodyTypes(args: ExecutionArgs, bodyFields: ReadonlyS
 
 /**
  * The HTTP JSON face's one writer of an error (REST, the direct routes, the edge's refusals, the
- * ops routes): its status, its headers (Retry-After...) and the body of API.md §1. An answer
+ * ops routes): its status, its headers (Retry-After...) and the body of docs/api.md, "Conventions". An answer
  * already begun cannot become an error: its connection is closed, so the client sees it cut short.
  */
 export function sendErrorResponse(res: http.ServerResponse, e: PublicError): void {

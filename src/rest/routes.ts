@@ -1,14 +1,14 @@
-/** Who may call a route, as enforced by the service (API.md refines SPEC.md's "undeclared"). */
+/** Who may call a route, as enforced by the service (docs/api.md refines the specification's "undeclared"). */
 /** `dev-jwt-or-api-key`: the developer's token, or an API key (the service decides which key may). */
 export type RouteAuth = 'public' | 'dev-jwt' | 'api-key' | 'dev-jwt-or-api-key';
 
 export type RestArea = 'devportal' | 'explorer';
 
-/** One REST route of SPEC.md/API.md and the GraphQL root field that serves it. */
+/** One REST route of docs/api.md and the GraphQL root field that serves it. */
 export interface RestRoute {
   area: RestArea;
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Path under the area's base path, with `{param}` placeholders as in SPEC.md. */
+  /** Path under the area's base path, with `{param}` placeholders as in docs/api.md. */
   path: string;
   /** `Query.name` or `Mutation.name`. */
   field: string;
@@ -21,7 +21,7 @@ export interface RestRoute {
    */
   direct?: true;
   /**
-   * Response fields API.md writes as optional, left out of the REST answer when null (omit-nulls.ts:
+   * Response fields docs/api.md writes as optional, left out of the REST answer when null (omit-nulls.ts:
    * dotted paths, `[]` for each list item); GraphQL keeps them as null.
    */
   omitWhenNull?: string[];
@@ -128,7 +128,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/developers/{id}/wallet-history',
     field: 'Query.walletHistory',
-    // API.md §4: `contractId?`, `method?`.
+    // docs/api.md, "Wallet and faucet": `contractId?`, `method?`.
     omitWhenNull: ['items[].contractId', 'items[].method'],
     auth: 'dev-jwt',
     summary: 'Transactions of the caller’s custodial wallet, newest first',
@@ -347,7 +347,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Mutation.invokeContract',
     auth: 'api-key',
     direct: true,
-    // API.md §7: revertReason only on a reverted transaction.
+    // docs/api.md, "Gateway": revertReason only on a reverted transaction.
     omitWhenNull: ['revertReason'],
     summary: 'Send a transaction to a contract function; scope write',
   },
@@ -394,7 +394,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/network-status',
     field: 'Query.networkStatus',
-    // API.md §9: `rpc: {healthy, latencyMs, error?}`.
+    // docs/api.md, "Explorer": `rpc: {healthy, latencyMs, error?}`.
     omitWhenNull: ['rpc.error'],
     auth: 'public',
     summary: 'Last block, validators, average block time, RPC health and index progress',
@@ -412,7 +412,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/tx/{hash}',
     field: 'Query.transaction',
-    // API.md §9: `{found: false}`, or the transaction with `method?`.
+    // docs/api.md, "Explorer": `{found: false}`, or the transaction with `method?`.
     omitWhenNull: [
       'transaction.method',
       // docs/api.md, "Tokens": `batchIndex?`, `value?`, `tokenId?`.
@@ -429,7 +429,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/block/{id}',
     field: 'Query.block',
-    // API.md §9: `{found, block?}`.
+    // docs/api.md, "Explorer": `{found, block?}`.
     omitWhenNull: ['block'],
     auth: 'public',
     summary: 'A block by number, hash or "latest"',
@@ -439,7 +439,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/address/{address}',
     field: 'Query.address',
-    // API.md §9: `info?` with `contract?`, activity items with `method?`.
+    // docs/api.md, "Explorer": `info?` with `contract?`, activity items with `method?`.
     omitWhenNull: ['info.contract', 'info', 'activity[].method'],
     auth: 'public',
     summary: 'Balance, nonce, code and recent transactions of an address',
@@ -526,7 +526,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   },
 ];
 
-/** SPEC.md's `{id}` placeholders in the `:id` form of the router. */
+/** the specification's `{id}` placeholders in the `:id` form of the router. */
 export const toRouterPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
 /** Status of a successful call: 201 for POST, 200 for GET, PATCH and DELETE (docs/api.md). */

@@ -18,7 +18,7 @@ import { LRUCache } from 'lru-cache';
 
 /** Most lexical tokens in one document; checked while parsing, so a huge document costs no more than this. */
 export const MAX_QUERY_TOKENS = 10_000;
-/** Most aliases in one operation (API.md §1a). */
+/** Most aliases in one operation (docs/api.md, "Conventions"). */
 export const MAX_QUERY_ALIASES = 100;
 /** Deepest selection accepted; the schema's own types nest far less than this. */
 export const MAX_QUERY_DEPTH = 10;
@@ -26,7 +26,7 @@ export const MAX_QUERY_DEPTH = 10;
 export const MAX_QUERY_DIRECTIVES = 50;
 /** Most fields one operation may select (aliases count each time they repeat a field). */
 export const MAX_QUERY_COMPLEXITY = 1000;
-/** Most blocks one operation may make the service read from a node (API.md §1a). */
+/** Most blocks one operation may make the service read from a node (docs/api.md, "Conventions"). */
 export const MAX_CHAIN_BLOCK_READS = 5000;
 /** Most nodes the cost estimator walks; a document over it cannot be measured and is refused. */
 const MAX_COST_NODES = 10_000;

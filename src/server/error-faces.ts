@@ -14,7 +14,7 @@ import type { Metrics } from './metrics';
  * INTERNAL, counted (`unexpected_errors_total`) and logged with the request id, on every face.
  *
  * - HTTP JSON (REST, the direct routes, the edge's refusals, the ops routes): `http`, the body of
- *   API.md §1 with the error's status (`sendErrorResponse`, src/rest/rest-errors.ts, which the
+ *   docs/api.md, "Conventions" with the error's status (`sendErrorResponse`, src/rest/rest-errors.ts, which the
  *   REST layer writes with too).
  * - GraphQL over HTTP: `graphql` and `sendGraphQL` for answers given before Apollo runs (the
  *   admission pipeline, the rate limit), `apollo` for Apollo's own: 200 with `errors[]`, each with
@@ -32,7 +32,7 @@ export interface ErrorFaces {
   graphql(error: unknown, requestId: string): GraphQLFormattedError;
   /** The same, of an error already mapped. */
   graphqlOf(e: PublicError, requestId: string): GraphQLFormattedError;
-  /** GraphQL over HTTP, before Apollo: 200 with `errors[]` (API.md §1) and the error's headers. */
+  /** GraphQL over HTTP, before Apollo: 200 with `errors[]` (docs/api.md, "Conventions") and the error's headers. */
   sendGraphQL(res: http.ServerResponse, errors: GraphQLFormattedError[], headers?: Record<string, string>): void;
   /**
    * GraphQL over HTTP, a request refused before it is read as GraphQL (a body that is not JSON, too
@@ -57,7 +57,7 @@ const headersOf = (error: unknown): Record<string, string> | undefined => {
   return original instanceof AppError ? original.headers : undefined;
 };
 
-/** A public error as an entry of GraphQL's `errors[]`: the API.md code in extensions.code. */
+/** A public error as an entry of GraphQL's `errors[]`: the docs/api.md code in extensions.code. */
 const asGraphQL = (e: PublicError, formatted: GraphQLFormattedError): GraphQLFormattedError => ({
   message: e.message,
   locations: formatted.locations,

@@ -16,7 +16,7 @@ import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
 import { revocable } from './revocable-stream';
 
-/** Subscriptions (and running operations) one WebSocket connection may hold (API.md §1a). */
+/** Subscriptions (and running operations) one WebSocket connection may hold (docs/api.md, "Conventions"). */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 export interface GraphQLWsOptions {

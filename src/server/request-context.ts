@@ -10,7 +10,7 @@ import { pathOf } from './step';
 /** Request context of an HTTP request or a WebSocket operation. */
 class Context implements RequestContext {
   readonly idempotencyKey?: string;
-  /** `Prefer: respond-async`: the caller asked to be answered before the work is done (API.md §12). */
+  /** `Prefer: respond-async`: the caller asked to be answered before the work is done (docs/api.md, "Transactions"). */
   readonly respondAsync: boolean;
   accepted?: boolean;
   acceptedBody?: Record<string, unknown>;

@@ -3,7 +3,7 @@ import type { PublicError } from '../errors/error-map';
 import { MAX_BODY } from '../rest/rest-api';
 
 /**
- * The body limit of API.md §1 (1 MiB) and the answer to a larger body, on every path: GraphQL's
+ * The body limit of docs/api.md, "Conventions" (1 MiB) and the answer to a larger body, on every path: GraphQL's
  * JSON parser here, REST's raw body parser and the direct routes (src/rest) with the same limit,
  * WebSocket messages by ws's maxPayload (graphql-ws.ts).
  */

@@ -32,7 +32,7 @@ export function withErrors(errors: ErrorFaces): express.ErrorRequestHandler {
 
 /**
  * Requests Node's HTTP parser refuses (a request line or headers over 16 KiB, malformed HTTP)
- * never reach a step; they still get the error body of API.md §1, written on the socket.
+ * never reach a step; they still get the error body of docs/api.md, "Conventions", written on the socket.
  */
 export function answerParserErrors(server: http.Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -54,7 +54,7 @@ export function answerParserErrors(server: http.Server): void {
           : 'Malformed HTTP request',
     };
     const body = JSON.stringify(errorBody(e));
-    // What every answer carries (API.md §1): nosniff, and an id to quote when asking about it.
+    // What every answer carries (docs/api.md, "Conventions"): nosniff, and an id to quote when asking about it.
     socket.end(
       `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

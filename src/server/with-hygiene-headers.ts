@@ -3,7 +3,7 @@ import cors from 'cors';
 import helmet from 'helmet';
 import type { Step } from './step';
 
-/** Request headers a browser app may send (API.md §1), and response headers it may read. */
+/** Request headers a browser app may send (docs/api.md, "Conventions"), and response headers it may read. */
 const ALLOWED_HEADERS = [
   'authorization',
   'content-type',

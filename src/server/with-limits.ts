@@ -27,7 +27,7 @@ export interface LimitsOptions {
  * Step: charges each request to its developer's budget, else to its client address's (an IPv6
  * client's /64: clientLimitKey), before any
  * face runs. A refused request gets 429 RATE_LIMITED with Retry-After: REST's error body, or on
- * /graphql GraphQL's errors with 200 (API.md §1). A large answer (its Content-Length) is charged
+ * /graphql GraphQL's errors with 200 (docs/api.md, "Conventions"). A large answer (its Content-Length) is charged
  * `answerSurcharge` points more to the same budget once sent.
  */
 export function withLimits(opts: LimitsOptions): Step {

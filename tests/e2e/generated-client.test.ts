@@ -390,7 +390,7 @@ describe('REST with clients generated from the served OpenAPI documents', () => 
     expect(check(`${base}/query/balanceOf`, denied).error.code).toBe('INVALID_API_KEY');
   });
 
-  it('follows the invoke’s record, lists the token’s events and manages a webhook (API.md §12)', async () => {
+  it('follows the invoke’s record, lists the token’s events and manages a webhook (docs/api.md, "Transactions")', async () => {
     const api = createClient<Untyped>({ baseUrl: stack.url });
     const record = await api.GET('/api/devportal/transactions/{id}', {
       params: { path: { id: flow.transactionId } },

@@ -150,7 +150,7 @@ export async function portalFlow(
   const details = must(await api.GET('/api/devportal/developers/{id}', { headers, params: { path: { id: developerId } } }));
   const projects: Dev['Project'][] = details.projects;
 
-  // API.md §12: the invoke's transaction record, the contract's events, a webhook and its log.
+  // docs/api.md, "Transactions": the invoke's transaction record, the contract's events, a webhook and its log.
   // Null only in an answer replayed from before transaction records existed.
   const transactionId: string | null | undefined = invoke.transactionId;
   if (!transactionId) throw new Error('the invoke answer names no transaction record');

@@ -20,7 +20,7 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const MAX_INTEGER_CHARS = 100;
 
 /**
- * Checks JSON `args` against the inputs of a function or constructor (API.md §7) and turns them into the values
+ * Checks JSON `args` against the inputs of a function or constructor (docs/api.md, "Gateway") and turns them into the values
  * ethers' `Interface.encodeFunctionData` / `encodeDeploy` expect: bigints for integers, checksummed addresses,
  * lowercase hex for bytes, positional arrays for tuples. Absent or null `args` means no arguments.
  */

@@ -1,7 +1,7 @@
 import { getAddress, hexlify, type BytesLike, type FunctionFragment, type ParamType, type Result } from 'ethers';
 
 /**
- * Decoded return values → the `result` of a query (API.md §7): no output → null, one → that value,
+ * Decoded return values → the `result` of a query (docs/api.md, "Gateway"): no output → null, one → that value,
  * several → an object keyed by output names (an array when any output is unnamed).
  */
 export function decodeResult(fragment: FunctionFragment, result: Result): unknown {

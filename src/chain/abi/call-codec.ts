@@ -52,7 +52,7 @@ export class CallCodec {
   }
 
   /**
-   * The node's raw answer → the `result` of API.md §7 (frozen: it may be shared by later calls):
+   * The node's raw answer → the `result` of docs/api.md, "Gateway" (frozen: it may be shared by later calls):
    * the value itself for a remembered answer or static outputs (the hot path stays synchronous),
    * else a promise of it (the bounded decoder checksums many addresses between turns of the loop).
    */

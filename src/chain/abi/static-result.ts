@@ -2,7 +2,7 @@ import { getAddress, type FunctionFragment, type ParamType } from 'ethers';
 import { keyedByName } from './abi-result';
 import { elementaryType } from './elementary-type';
 
-/** One 32-byte word (64 hex digits) → its JSON value (API.md §7), or undefined where ethers must decide. */
+/** One 32-byte word (64 hex digits) → its JSON value (docs/api.md, "Gateway"), or undefined where ethers must decide. */
 type Read = (word: string) => unknown;
 
 const ZERO_HIGH_BYTES = '0'.repeat(24);
@@ -42,7 +42,7 @@ function readerOf(param: ParamType): Read | null {
   }
 }
 
-/** The node's raw answer → the `result` of API.md §7, or undefined: ethers decodes it (or refuses it) instead. */
+/** The node's raw answer → the `result` of docs/api.md, "Gateway", or undefined: ethers decodes it (or refuses it) instead. */
 export type StaticResult = (raw: string) => unknown;
 
 const decoders = new WeakMap<FunctionFragment, StaticResult | null>();

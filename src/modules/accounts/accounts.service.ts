@@ -20,7 +20,7 @@ import { verifyEdsProof, type EdsIdentity, type EdsProof, type RevocationPolicy 
 import type { TrustStore } from './eds/trust-store';
 import { LoginChallengeEntity } from './login-challenge.entity';
 
-/** A challenge must be answered within 5 minutes (API.md §2). */
+/** A challenge must be answered within 5 minutes (docs/api.md, "Login by electronic digital signature"). */
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
 /** EDS login and developer profiles. */

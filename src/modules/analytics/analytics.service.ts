@@ -5,7 +5,7 @@ import type { Analytics, ApiKeyUsage, ContractUsage, DailyUsage, MethodUsage, Us
 import { BUCKET_COUNT, quantile } from './latency-histogram';
 import type { UsageKind, UsageRecorder } from './usage-recorder';
 
-/** SPEC.md, Limits: analytics window 1 to 90 days, default 14. */
+/** docs/api.md, "Conventions": analytics window 1 to 90 days, default 14. */
 export const DEFAULT_DAYS = 14;
 export const MAX_DAYS = 90;
 

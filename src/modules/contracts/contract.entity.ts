@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { Network } from '../../config';
 
-/** Lifecycle of a contract record (API.md §5). */
+/** Lifecycle of a contract record (docs/api.md, "Contracts"). */
 export type ContractStatus = 'compiled' | 'deploying' | 'deployed' | 'failed' | 'rejected';
 
 /** Compiler settings a contract was built with. */

@@ -10,7 +10,7 @@ import type { FaucetDrip } from './faucet.types';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 import { parseAddress } from '../../kernel/address';
 
-/** SPEC.md, Limits: 5 drips per day, 10 native coins per drip, testnet only. */
+/** docs/api.md, "Conventions": 5 drips per day, 10 native coins per drip, testnet only. */
 export const DRIPS_PER_DAY = 5;
 export const DRIP_AMOUNT_WEI = parseEther('10');
 /** How long a reserved drip may wait for its transaction before it stops counting (a crash mid-drip). */

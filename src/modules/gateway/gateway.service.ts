@@ -23,7 +23,7 @@ import { IdempotencyStore, type FirstAttempt } from './idempotency';
 import type { KnownHeads } from './known-heads';
 import type { ReadCache, ReadCacheStats } from './read-cache';
 
-/** API.md §7: no receipt within 60 s → answered as pending. */
+/** docs/api.md, "Gateway": no receipt within 60 s → answered as pending. */
 const RECEIPT_TIMEOUT_MS = 60_000;
 
 /** A deployed, registered contract ready to serve: such a contract never changes again. */
@@ -345,7 +345,7 @@ export class GatewayService {
     }
   }
 
-  /** The checks of API.md §7, in their order, each with its code. */
+  /** The checks of docs/api.md, "Gateway", in their order, each with its code. */
   private async authorize(
     session: Session,
     contractId: string,

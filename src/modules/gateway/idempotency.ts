@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { GatewayInvokeResult } from './gateway.types';
 
-/** Keys are remembered 24 hours per developer (API.md §7). */
+/** Keys are remembered 24 hours per developer (docs/api.md, "Gateway"). */
 const RETENTION = '24 hours';
 /** An attempt that has not signed anything after this long is presumed dead and may be taken over. */
 const STALE_ATTEMPT = '2 minutes';

@@ -22,7 +22,7 @@ import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel
 import type { Session } from '../../auth/session';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 
-/** `svc_` + 43 base64url characters (32 random bytes), API.md §6. */
+/** `svc_` + 43 base64url characters (32 random bytes), docs/api.md, "API keys". */
 export const API_KEY_PATTERN = /^svc_[A-Za-z0-9_-]{43}$/;
 export const API_KEY_PREFIX_LENGTH = 12;
 const DEFAULT_SCOPES: ApiKeyScope[] = ['read', 'write'];
@@ -30,7 +30,7 @@ const DEFAULT_SCOPES: ApiKeyScope[] = ['read', 'write'];
 const CACHE_TTL_MS = 60_000;
 /** How long a revocation waits for every instance to acknowledge it before answering anyway. */
 export const REVOCATION_ACK_TIMEOUT_MS = 2000;
-/** lastUsedAt is written in batches at this pace (API.md §7 allows 60 s of lag). */
+/** lastUsedAt is written in batches at this pace (docs/api.md, "Gateway" allows 60 s of lag). */
 const TOUCH_FLUSH_MS = 30_000;
 /** Requests of keys without a daily quota are added to requestsToday in batches at this pace. */
 const DAILY_FLUSH_MS = 5_000;
@@ -104,7 +104,7 @@ const toInfo = (k: ApiKeyEntity, requestsToday = 0): ApiKeyInfo => ({
 });
 
 /** Issues, lists and revokes API keys, and checks them on every gateway call. */
-/** Active API keys one developer may hold (API.md §1a): the per-key limit cannot be multiplied past it. */
+/** Active API keys one developer may hold (docs/api.md, "Conventions"): the per-key limit cannot be multiplied past it. */
 export const MAX_ACTIVE_KEYS = 100;
 
 export class ApiKeyService {

@@ -12,7 +12,7 @@ import type { TrustStore } from './trust-store';
  * and the sizes of CA keys.
  */
 
-/** A login proof carries at most this many certificates (API.md §2). */
+/** A login proof carries at most this many certificates (docs/api.md, "Login by electronic digital signature"). */
 export const MAX_PROOF_CERTIFICATES = 10;
 /** Longest accepted path, leaf and anchor included; real national PKIs use 2–4. */
 const MAX_PATH_LENGTH = 8;
@@ -34,7 +34,7 @@ const UNDERSTOOD_EXTENSIONS = new Set<string>([
   OID.inhibitAnyPolicy,
 ]);
 
-/** A leaf with an extendedKeyUsage must allow one of these (API.md §2). */
+/** A leaf with an extendedKeyUsage must allow one of these (docs/api.md, "Login by electronic digital signature"). */
 const LOGIN_KEY_PURPOSES = new Set([
   '1.3.6.1.5.5.7.3.2', // id-kp-clientAuth
   '1.3.6.1.5.5.7.3.4', // id-kp-emailProtection

@@ -1,4 +1,4 @@
-/** Login by electronic digital signature (API.md §2): proof verification, trust bundle, dev PKI. */
+/** Login by electronic digital signature (docs/api.md, "Login by electronic digital signature"): proof verification, trust bundle, dev PKI. */
 export { verifyEdsProof, type EdsIdentity, type EdsProof, type RevocationPolicy } from './eds-verifier';
 export { CrlStore } from './crl-store';
 export { TrustStore } from './trust-store';

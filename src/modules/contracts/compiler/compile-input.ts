@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../errors/app-error';
 import type { CompileInput } from './compiler.types';
 
-/** The sources may fill the whole 1 MiB request body (API.md §1); the body limit is what refuses more. */
+/** The sources may fill the whole 1 MiB request body (docs/api.md, "Conventions"); the body limit is what refuses more. */
 export const DEFAULT_MAX_SOURCE_BYTES = 1024 * 1024;
 export const MAX_SOURCE_FILES = 50;
 const MAX_FILE_NAME_LENGTH = 200;

@@ -72,7 +72,7 @@ describe('SolidityCompiler faults', () => {
       expect((await queued).contracts.map((c) => c.name)).toEqual(['Queued']);
       expect(compiler.stats).toMatchObject({ timeouts: 1, workersReplaced: 1 });
 
-      // A timed-out source is remembered (API.md §1a): the same input is answered at once, not run again.
+      // A timed-out source is remembered (docs/api.md, "Conventions"): the same input is answered at once, not run again.
       const dispatched = compiler.stats.compilesDispatched;
       const remembered = await rejectionOf(compiler.compile({ sources: { 'Slow.sol': SLOW } }));
       expect(remembered.message).toBe(timedOut.message);

@@ -25,7 +25,7 @@ export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, 
 export { findOpcode, PUSH0 } from './opcode-scan';
 export type { PoolOutcome } from './solc-worker-pool';
 
-/** The one solc release the service compiles with (API.md §5). */
+/** The one solc release the service compiles with (docs/api.md, "Contracts"). */
 const SOLC_RELEASE = (JSON.parse(readFileSync(require.resolve('solc/package.json'), 'utf8')) as { version: string })
   .version;
 /** Settings of every compile: `paris` has no PUSH0, which the QBFT chains do not support. */
@@ -111,7 +111,7 @@ function releaseVersion(longVersion: string | undefined): string {
 
 /**
  * Compiles Solidity with solc 0.8.20 (paris, optimizer 200 runs) in worker threads, under the
- * import policy of API.md §5, with an LRU cache of outcomes. Every failure is an AppError:
+ * import policy of docs/api.md, "Contracts", with an LRU cache of outcomes. Every failure is an AppError:
  * 400 VALIDATION_FAILED (bad input, unknown contractName), 422 IMPORT_NOT_ALLOWED,
  * 422 COMPILATION_FAILED (solc errors, a solc crash on the input, a timeout),
  * 503 SERVICE_UNAVAILABLE (queue full, shut down), 500 INTERNAL (solc cannot start).

@@ -26,7 +26,7 @@ export interface CompileDiagnostic {
   sourceLocation: { file: string; start: number; end: number } | null;
 }
 
-/** The compiler settings every compile uses (API.md §5). */
+/** The compiler settings every compile uses (docs/api.md, "Contracts"). */
 export interface CompilerInfo {
   version: string;
   evmVersion: 'paris';

@@ -196,7 +196,7 @@ const notAllowed = (importPath: string, file: string, reason: string): AppError 
   );
 
 /**
- * Applies the import policy (API.md §5) and returns every source solc needs: the submitted files
+ * Applies the import policy (docs/api.md, "Contracts") and returns every source solc needs: the submitted files
  * plus the library files they reach. Submitted files may import each other (relative, or by exact
  * name) and `@openzeppelin/contracts/...`; library files may import only library files.
  * Throws IMPORT_NOT_ALLOWED naming the first refused import.

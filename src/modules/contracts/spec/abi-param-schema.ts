@@ -7,7 +7,7 @@ export type Schema = Record<string, unknown>;
 /** OpenAPI 3.0 has `nullable` and `anyOf`; Swagger 2.0 has neither (it gets `x-nullable` and a looser union). */
 export type SpecDialect = 'openapi3' | 'swagger2';
 
-/** Inputs follow the gateway's coercion rules (API.md §7); outputs are what the gateway answers. */
+/** Inputs follow the gateway's coercion rules (docs/api.md, "Gateway"); outputs are what the gateway answers. */
 export type Direction = 'input' | 'output';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';

@@ -14,7 +14,7 @@ import {
   trimBaseUrl,
 } from './operation-schemas';
 
-/** Per-contract OpenAPI 3.0.3 document of the gateway (API.md §5): one POST per ABI function. */
+/** Per-contract OpenAPI 3.0.3 document of the gateway (docs/api.md, "Contracts"): one POST per ABI function. */
 export function buildContractOpenApi(c: ContractSpecInput): object {
   const operations = contractOperations(c);
   const schemas: Record<string, unknown> = { Error: ERROR_SCHEMA };

@@ -49,7 +49,7 @@ export function contractOperations(c: ContractSpecInput): ContractOperation[] {
 
 /**
  * A path segment with every character outside `[A-Za-z0-9_.~-]` percent-encoded: `transfer%28address%2Cuint256%29`
- * (API.md §5). encodeURIComponent alone leaves `(` and `)` as they are; clients send path keys as written, and
+ * (docs/api.md, "Contracts"). encodeURIComponent alone leaves `(` and `)` as they are; clients send path keys as written, and
  * the server decodes them back to the signature.
  */
 function encodeSegment(value: string): string {

@@ -69,7 +69,7 @@ export function responseSchema(op: ContractOperation, dialect: SpecDialect): Sch
   };
 }
 
-/** `{txHash, blockNumber, gasUsed, status}` of an invoke (API.md §7); pending → blockNumber and gasUsed null. */
+/** `{txHash, blockNumber, gasUsed, status}` of an invoke (docs/api.md, "Gateway"); pending → blockNumber and gasUsed null. */
 export function invokeResultSchema(dialect: SpecDialect): Schema {
   return {
     type: 'object',
@@ -116,7 +116,7 @@ export const ACCEPTED_SCHEMA: Schema = {
   required: ['transactionId', 'status'],
 };
 
-/** The error body of every failure (API.md §1). */
+/** The error body of every failure (docs/api.md, "Conventions"). */
 /** The `x-block-number` header of a query's answer (docs/api.md, Gateway). */
 export const BLOCK_HEADER =
   'Block the answer reflects (decimal); absent when the service did not know the head and read the node’s latest block.';

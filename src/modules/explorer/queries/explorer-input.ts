@@ -3,7 +3,7 @@ import { AppError } from '../../../errors/app-error';
 import { NetworkName } from '../../../kernel/network-name';
 import { isAddressLike, parseAddress } from '../../../kernel/address';
 
-/** Bounds of the explorer's numeric arguments (API.md §9). */
+/** Bounds of the explorer's numeric arguments (docs/api.md, "Explorer"). */
 export const LIMITS = {
   liveBlocks: { default: 10, min: 1, max: 100 },
   activity: { default: 25, min: 1, max: 100 },
@@ -29,7 +29,7 @@ export const NETWORK_ARG = {
   description: 'Network to read: `mainnet` (default) or `testnet`.',
 } as const;
 
-/** The explorer's network argument: optional, `mainnet` when absent (API.md §1). */
+/** The explorer's network argument: optional, `mainnet` when absent (docs/api.md, "Conventions"). */
 export const explorerNetwork = (n: NetworkName | null | undefined): Network => n ?? NetworkName.mainnet;
 
 /** An integer argument within [min, max], or its default when absent. */

@@ -2,7 +2,7 @@ import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { TransactionStatus } from '../transactions/transactions.types';
 
-/** Where an address's activity list comes from (API.md §9). */
+/** Where an address's activity list comes from (docs/api.md, "Explorer"). */
 export enum ActivityKind {
   indexed = 'indexed',
   scan = 'scan',
