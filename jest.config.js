@@ -33,6 +33,8 @@ const SERIAL = [
   'tests/process.test.ts',
   // liveBlocks within 100 ms of the node mining each block (node WebSocket).
   'tests/live-latency.test.ts',
+  // The chain watcher publishes within 100 ms of the node's announcement, polls within 250 ms.
+  'src/modules/explorer/runtime/chain-watcher.test.ts',
 ];
 
 /** The tests that run a second time behind the Besu-faithful fronts. */

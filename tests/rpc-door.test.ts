@@ -193,7 +193,9 @@ describe('ethers v6 JsonRpcProvider', () => {
     );
     const before = (await c.getFunction('count')()) as bigint;
     const signer = new EthersWallet(ANVIL_KEYS[2]!, provider);
-    const tx = await (c.connect(signer) as Contract).getFunction('increment')();
+    // A price above the Besu front's --min-gas-price (2 gwei): ethers' own estimate from a dev chain's
+    // tiny base fee is below it, and a Besu node refuses that as this one does.
+    const tx = await (c.connect(signer) as Contract).getFunction('increment')({ gasPrice: 3_000_000_000n });
     const receipt = await tx.wait();
     expect(receipt.status).toBe(1);
     expect(await c.getFunction('count')({ blockTag: receipt.blockNumber })).toBe(before + 1n);

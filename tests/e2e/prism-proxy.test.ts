@@ -150,6 +150,18 @@ describe('the first-hour flow through Prism validating proxies', () => {
       found: false,
     });
     expect((await explorer.get(`${ex}/verification/config`)).status).toBe(200);
+    // Tokens (docs/api.md, "Tokens"): the portal contract stands in for a token address.
+    const holder = dev.walletAddress;
+    for (const path of [
+      `/address/${holder}/token-transfers?network=testnet`,
+      `/address/${holder}/token-balances?network=testnet`,
+      `/tokens?network=testnet`,
+      `/token/${contract.address}?network=testnet`,
+      `/token/${contract.address}/holders?network=testnet`,
+      `/token/${contract.address}/transfers?network=testnet`,
+    ]) {
+      expect({ path, status: (await explorer.get(`${ex}${path}`)).status }).toEqual({ path, status: 200 });
+    }
     expect(violations).toEqual([]);
   }, 180_000);
 

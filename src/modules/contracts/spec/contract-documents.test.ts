@@ -1,4 +1,4 @@
-import { maxLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
+import { leastLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
 import { MAX_ABI_BYTES } from '../abi-limits';
 import { buildContractOpenApi, buildContractSwagger } from '.';
 import { ContractDocuments, type DocumentContract } from './contract-documents';
@@ -123,13 +123,16 @@ describe('contract documents', () => {
     expect(abiJson.length).toBeGreaterThan(MAX_ABI_BYTES - 100);
     // Warm the worker (its start-up is not a document's cost).
     await documents.get('openapi', { ...CONTRACT, id: 'warm-up' }, async () => JSON.stringify(ABI));
-    const { result, maxHoldMs } = await maxLoopHoldCpuMs(async () => {
-      const openapi = await documents.get('openapi', CONTRACT, async () => abiJson);
-      const swagger = await documents.get('swagger', CONTRACT, async () => abiJson);
+    // A new contract version each attempt, so that each builds (a pause of the worker's heap or the
+    // hypervisor comes once; a hold the code causes comes every time: tests/kit/cpu-time.ts).
+    const { result, maxHoldMs } = await leastLoopHoldCpuMs(async (attempt) => {
+      const contract = { ...CONTRACT, id: `${CONTRACT.id}-${attempt}` };
+      const openapi = await documents.get('openapi', contract, async () => abiJson);
+      const swagger = await documents.get('swagger', contract, async () => abiJson);
       // GraphQL's value, parsed on the service's thread in a turn of its own.
       const value = await openapi.value();
       return { openapi, swagger, value };
-    });
+    }, 100);
     console.log(
       `largest allowed ABI (${abiJson.length} bytes, ${abi.length} functions): openapi.json ${result.openapi.body.length} bytes, swagger ${result.swagger.body.length} bytes; event loop held at most ${maxHoldMs.toFixed(1)} ms`,
     );
