@@ -143,10 +143,11 @@ export function createServices(deps: {
     deps.ds,
     deps.chains,
     {
-      indexerEnabled: deps.config.indexer.enabled,
+      // With WEB_CONCURRENCY workers, one of them indexes (docs/api.md, "Operations").
+      indexerEnabled: deps.config.indexer.enabled && deps.config.backgroundWork,
       indexerStartBlock: deps.config.indexer.startBlock,
       // Without an RPC URL the service runs the network's dev chain itself.
-      localNetworks: NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
+      localNetworks: deps.config.localNetworks ?? NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
     },
     // This app's live blocks: never shared with another app in the same process.
     new LiveFeed(),

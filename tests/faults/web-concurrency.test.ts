@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import type { ServiceProcess } from '../kit/process';
+import { logLines, sql, startFaultEnv, waitFor, type FaultEnv } from './fault-env';
+
+// WEB_CONCURRENCY=2 (docs/api.md, "Operations"): two HTTP workers share the port, one of them runs
+// the background work (the explorer indexer of each network: once), and SIGTERM to the primary
+// stops both workers and exits 0 with no process left.
+
+let env: FaultEnv;
+let service: ServiceProcess;
+
+beforeAll(async () => {
+  env = await startFaultEnv();
+  service = await env.spawn({ WEB_CONCURRENCY: '2' });
+}, 120_000);
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+interface Ready {
+  ready: boolean;
+  limits: { store: string };
+  worker: { id: number; backgroundWork: boolean };
+}
+
+/** GET /readyz on a connection of its own (the cluster hands out connections, not requests). */
+const readyz = (url: string): Promise<Ready> =>
+  new Promise((resolve, reject) => {
+    http
+      .get(`${url}/readyz`, { agent: false, headers: { connection: 'close' } }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve(JSON.parse(body) as Ready));
+      })
+      .on('error', reject);
+  });
+
+/** The process ids of `pid`'s children. */
+const childrenOf = (pid: number): number[] => {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('WEB_CONCURRENCY=2', () => {
+  it('serves from both workers, one of which runs the background work', async () => {
+    const seen = new Map<number, boolean>();
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
+      const ready = await readyz(service.url);
+      expect(ready).toMatchObject({ ready: true, limits: { store: 'memory' } });
+      seen.set(ready.worker.id, ready.worker.backgroundWork);
+    }
+    expect(seen.size).toBe(2);
+    expect([...seen.values()].filter(Boolean)).toHaveLength(1);
+    expect(childrenOf(service.proc.pid!)).toHaveLength(2);
+  });
+
+  it('runs the explorer indexer once: one worker holds each network lock, and the index advances', async () => {
+    const last = async () =>
+      Number(
+        (await sql(env.databaseUrl, `SELECT last_block FROM explorer_index_state WHERE network = 'testnet'`))[0]
+          ?.last_block ?? -1,
+      );
+    const before = await waitFor('the testnet index', async () => ((await last()) >= 0 ? last() : undefined));
+    await waitFor('the index to advance', async () => ((await last()) > before ? true : undefined));
+    // Each network's indexer lock (two keys: class 7991002, the chain id) is held by one session.
+    const locks = await sql<{ objid: string }>(
+      env.databaseUrl,
+      `SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = 7991002 AND objsubid = 2 AND granted
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    expect(locks.map((l) => Number(l.objid)).sort((a, b) => a - b)).toEqual([1991, 17991]);
+    // Both networks are indexed by the worker that runs the background work; the other never tried.
+    const leaders = logLines(service.output()).filter((l) => String(l.msg).startsWith('This instance indexes'));
+    expect(leaders).toHaveLength(2);
+    const background = await waitFor('the background worker', async () => {
+      const r = await readyz(service.url);
+      return r.worker.backgroundWork ? r.worker.id : undefined;
+    });
+    expect(new Set(leaders.map((l) => l.worker))).toEqual(new Set([background]));
+  }, 60_000);
+
+  it('stops both workers on SIGTERM and exits 0, leaving no process', async () => {
+    const workers = childrenOf(service.proc.pid!);
+    expect(workers).toHaveLength(2);
+    expect(await service.stop('SIGTERM')).toBe(0);
+    for (const pid of workers) await waitFor(`worker ${pid} to exit`, () => (alive(pid) ? undefined : true), 5_000);
+    const stopped = logLines(service.output()).filter((l) => l.msg === 'stopped' && l.step === 'HTTP server');
+    expect(new Set(stopped.map((l) => l.worker)).size).toBe(2);
+  }, 60_000);
+
+  it('leaves no worker behind when the primary is killed', async () => {
+    const killed = await env.spawn({ WEB_CONCURRENCY: '2' });
+    const workers = await waitFor('two workers', () => {
+      const c = childrenOf(killed.proc.pid!);
+      return c.length === 2 ? c : undefined;
+    });
+    await killed.stop('SIGKILL');
+    for (const pid of workers) await waitFor(`worker ${pid} to exit`, () => (alive(pid) ? undefined : true), 25_000);
+  }, 90_000);
+});
