@@ -35,6 +35,8 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: url(['postgres', 'postgresql']),
+  /** A replica for anonymous explorer reads (docs/api.md, "Operations"); unset: the primary. */
+  DATABASE_READ_URL: url(['postgres', 'postgresql']),
   /** Connections of this instance's database pool (LISTEN and lock connections come on top). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
   /** Per-second limits, WebSocket caps counted across instances (docs/api.md, "Several instances"). */
@@ -119,6 +121,8 @@ export interface AppConfig {
   dataDir: string;
   /** Undefined: start an embedded PostgreSQL in dataDir. */
   databaseUrl?: string;
+  /** DATABASE_READ_URL: the replica the explorer's anonymous index reads go to (same pool size). */
+  databaseReadUrl?: string;
   /** DATABASE_POOL_SIZE: connections of the pool (PostgreSQL's max_connections is shared by every instance). */
   databasePoolSize: number;
   /** REDIS_URL: per-second limits and WebSocket caps counted in Redis; undefined: in each instance's memory. */
@@ -239,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
     webConcurrency: e.WEB_CONCURRENCY,

@@ -13,6 +13,7 @@ const splitUrls = (value: string | undefined): string[] =>
     .map((u) => u.trim())
     .filter(Boolean);
 import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from '../config';
+import { ReadRouting } from '../database/read-routing';
 import { createDataSource, isDatabaseReady, runMigrations } from '../database/data-source';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
 import type { Logger } from '../logger';
@@ -128,6 +129,16 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const applied = await runMigrations(ds);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     const { rpcUrls, faucetPrivateKey } = deps;
+    // DATABASE_READ_URL: a replica for anonymous explorer reads; never migrated from here.
+    let replica: DataSource | undefined;
+    if (config.databaseReadUrl) {
+      const readDs = createDataSource(config.databaseReadUrl, { poolSize: config.databasePoolSize });
+      await readDs.initialize();
+      onClose('database replica pool', () => readDs.destroy());
+      replica = readDs;
+      logger.info('DATABASE_READ_URL set: anonymous explorer reads go to the replica');
+    }
+    const reads = new ReadRouting(ds, replica);
     installKeccakCache();
     const chains = await ChainRegistry.connect(
       {
@@ -141,7 +152,17 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const trust = await loadTrust(config, logger);
     const limitStore = createLimitStore(config.redisUrl, logger);
     onClose('limit store', () => limitStore.close());
-    const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl, limitStore });
+    const services = createServices({
+      ds,
+      config,
+      chains,
+      trust,
+      logger,
+      faucetPrivateKey,
+      databaseUrl,
+      limitStore,
+      reads,
+    });
     onClose('Solidity compiler', () => services.compiler.close());
     onClose('contract documents worker', () => services.contracts.close());
     // Before the compiler and the database close: running verification jobs finish first.

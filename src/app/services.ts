@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { ReadRouting } from '../database/read-routing';
 import type { ChainRegistry } from '../chain/chain-registry';
 import { NETWORKS, type AppConfig } from '../config';
 import type { Logger } from '../logger';
@@ -85,6 +86,8 @@ export function createServices(deps: {
   databaseUrl: string;
   /** Where the per-second limits count (REDIS_URL: Redis); none: this process's memory. */
   limitStore?: LimitStore;
+  /** DATABASE_READ_URL: where the explorer's anonymous index reads go; none: the primary. */
+  reads?: ReadRouting;
   /** Told of every transaction record's status change, inside its database transaction (none: nobody). */
   transactionSink?: TransactionStatusSink;
 }): Services {
@@ -152,6 +155,7 @@ export function createServices(deps: {
     // This app's live blocks: never shared with another app in the same process.
     new LiveFeed(),
     deps.logger,
+    deps.reads,
   );
   const events = new ContractEventsService(contracts, explorer, deps.logger);
   const revocations: RevocationChannel = new RevocationChannel(
