@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && config.webConcurrency > 1) return runPrimary(config, logger);
   if (cluster.isWorker) {
     config = await workerConfig(config);
-    logger = logger.child({ worker: cluster.worker!.id });
+    logger = logger.child({ worker: cluster.worker!.id, pid: process.pid });
   }
   const app = await startApp(config, logger).catch((err: unknown) => {
     logger.fatal({ err }, 'start-up failed');

@@ -84,6 +84,8 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<voi
       const wasReady = ready.delete(worker);
       if (worker === background) background = undefined;
       if (stopping) return;
+      // Exit 0: the worker was stopped by a signal sent to the whole group (Ctrl-C in a terminal) before this one.
+      if (code === 0) return void stop('a worker stopped');
       logger.error({ worker: worker.id, code, signal, backgroundWork }, 'worker exited');
       // A worker that never started means the next would not either: stop rather than loop.
       if (!wasReady) return void stop('worker start-up failed', 1);

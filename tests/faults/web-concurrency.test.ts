@@ -114,4 +114,42 @@ describe('WEB_CONCURRENCY=2', () => {
     await killed.stop('SIGKILL');
     for (const pid of workers) await waitFor(`worker ${pid} to exit`, () => (alive(pid) ? undefined : true), 25_000);
   }, 90_000);
+
+  it('forks a dead worker again with its role: the new background worker takes the indexer locks', async () => {
+    const group = await env.spawn({ WEB_CONCURRENCY: '2' });
+    const indexing = () => logLines(group.output()).filter((l) => String(l.msg).startsWith('This instance indexes'));
+    const first = await waitFor('the indexer to start', () => (indexing().length === 2 ? indexing()[0] : undefined));
+    const workers = childrenOf(group.proc.pid!);
+    expect(workers).toContain(first!.pid);
+    process.kill(first!.pid as number, 'SIGKILL');
+    // Its locks go with its connections; a new worker with the background role takes them.
+    const next = await waitFor(
+      'a new background worker to index',
+      () => indexing().find((l) => l.worker !== first!.worker),
+      30_000,
+    );
+    expect(next.pid).not.toBe(first!.pid);
+    const now = childrenOf(group.proc.pid!);
+    expect(now).toHaveLength(2);
+    expect(now).not.toContain(first!.pid);
+    const background = await waitFor('/readyz from the new background worker', async () => {
+      const r = await readyz(group.url);
+      return r.worker.backgroundWork ? r.worker.id : undefined;
+    });
+    expect(background).toBe(next.worker);
+    expect(await group.stop('SIGTERM')).toBe(0);
+  }, 90_000);
+
+  it('stops all of the service, exit 0, when a worker is told to stop (a signal to the whole group)', async () => {
+    const group = await env.spawn({ WEB_CONCURRENCY: '2' });
+    const workers = await waitFor('two workers', () => {
+      const c = childrenOf(group.proc.pid!);
+      return c.length === 2 ? c : undefined;
+    });
+    process.kill(workers[0]!, 'SIGTERM');
+    // The primary stops on its own (no signal to it), exit 0.
+    expect(await waitFor('the primary to exit', () => group.proc.exitCode ?? undefined, 30_000)).toBe(0);
+    await group.stop();
+    for (const pid of workers) await waitFor(`worker ${pid} to exit`, () => (alive(pid) ? undefined : true), 5_000);
+  }, 60_000);
 });
