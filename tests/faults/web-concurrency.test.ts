@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
+import { client } from '../kit/http';
+import { login } from '../kit/login';
 import type { ServiceProcess } from '../kit/process';
+import { WebhookReceiver } from '../kit/webhook-receiver';
 import { logLines, sql, startFaultEnv, waitFor, type FaultEnv } from './fault-env';
 
 // WEB_CONCURRENCY=2 (docs/api.md, "Operations"): two HTTP workers share the port, one of them runs
@@ -94,6 +97,40 @@ describe('WEB_CONCURRENCY=2', () => {
       return r.worker.backgroundWork ? r.worker.id : undefined;
     });
     expect(new Set(leaders.map((l) => l.worker))).toEqual(new Set([background]));
+  }, 60_000);
+
+  it('delivers each webhook message once (one worker sends the outbox)', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    try {
+      const api = client(service.url);
+      const me = await login(api, env.ca);
+      const hook = await api.post(
+        `/api/devportal/developers/${me.developerId}/webhooks`,
+        { url: `${receiver.url}/tx`, events: ['transaction.status'] },
+        { token: me.token },
+      );
+      expect(hook.status).toBe(201);
+      const drip = await api.post('/api/devportal/faucet/drip', {}, { token: me.token });
+      expect(drip.status).toBeLessThan(300);
+      // queued → pending → success: the final status arrives, then a while for any duplicate to show up.
+      await waitFor('the success delivery', () =>
+        receiver.requests.some((r) => JSON.parse(r.body).data?.status === 'success') ? true : undefined,
+      );
+      await new Promise((r) => setTimeout(r, 1_500));
+      const rows = await sql<{ id: string; attempts: number; status: string }>(
+        env.databaseUrl,
+        `SELECT id, attempts, status FROM webhook_deliveries WHERE webhook_id = $1`,
+        [hook.body.id],
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(2);
+      const ids = receiver.requests.map((r) => r.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBe(rows.length);
+      for (const row of rows) expect(row).toMatchObject({ attempts: 1, status: 'delivered' });
+    } finally {
+      await receiver.stop();
+    }
   }, 60_000);
 
   it('stops both workers on SIGTERM and exits 0, leaving no process', async () => {
