@@ -138,7 +138,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       replica = readDs;
       logger.info('DATABASE_READ_URL set: anonymous explorer reads go to the replica');
     }
-    const reads = new ReadRouting(ds, replica);
+    const reads = new ReadRouting(ds, replica, logger);
     installKeccakCache();
     const chains = await ChainRegistry.connect(
       {

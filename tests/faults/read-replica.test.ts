@@ -3,7 +3,7 @@ import { client, type Client } from '../kit/http';
 import { login } from '../kit/login';
 import type { ServiceProcess } from '../kit/process';
 import { createTestDatabase } from '../kit/stack';
-import { sql, startFaultEnv, type FaultEnv } from './fault-env';
+import { logLines, sql, startFaultEnv, type FaultEnv } from './fault-env';
 
 // DATABASE_READ_URL (docs/api.md, "Operations"): the explorer's reads for a request without
 // credentials go to the replica, every other read to the primary. The "replica" here is another
@@ -82,5 +82,31 @@ describe('DATABASE_READ_URL', () => {
       REPLICA_ONLY_HASH,
     ]);
     expect(primary[0].n).toBe(0);
+  });
+
+  it('reads the primary when the replica cannot be reached, and warns once', async () => {
+    const name = new URL(replica.url).pathname.slice(1);
+    await sql(env.databaseUrl, `DROP DATABASE ${name} WITH (FORCE)`);
+    for (let i = 0; i < 3; i++) {
+      const gql = await api.graphql(BLOCK, { id: REPLICA_ONLY_HASH });
+      expect(gql.status).toBe(200);
+      expect(gql.body.errors).toBeUndefined();
+      expect(gql.body.data.block).toEqual({ found: false, block: null });
+    }
+    // A block the primary's index holds is still served to anonymous readers.
+    const [indexed] = await sql<{ hash: string; number: string }>(
+      env.databaseUrl,
+      `SELECT hash, number FROM explorer_blocks WHERE network = 'testnet' ORDER BY number DESC LIMIT 1`,
+    );
+    const gql = await api.graphql(BLOCK, { id: indexed!.hash });
+    expect(gql.body.data.block).toEqual({
+      found: true,
+      block: { number: Number(indexed!.number), hash: indexed!.hash },
+    });
+    const warnings = logLines(service.output()).filter(
+      (l) => l.msg === 'DATABASE_READ_URL does not answer: reading the primary',
+    );
+    expect(warnings).toHaveLength(1);
+    expect(service.output()).not.toContain(replica.url);
   });
 });

@@ -1,3 +1,4 @@
+import type { Queryable } from '../../../database/read-routing';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../../../config';
 import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
@@ -189,7 +190,7 @@ export class BlockIndex {
   /** `reads`: the DataSource of each read (DATABASE_READ_URL's replica for anonymous explorer reads). */
   constructor(
     ds: DataSource,
-    private readonly reads: () => DataSource = () => ds,
+    private readonly reads: () => Queryable = () => ds,
   ) {}
 
   async state(network: Network, runner?: QueryRunner): Promise<IndexState | null> {
