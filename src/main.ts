@@ -18,19 +18,20 @@ async function main(): Promise<void> {
     throw e;
   }
   let logger = createLogger(config.logLevel);
-  // WEB_CONCURRENCY > 1: this process forks the HTTP workers (docs/api.md, "Operations").
-  if (cluster.isPrimary && config.webConcurrency > 1) return runPrimary(config, logger);
-  if (cluster.isWorker) {
-    config = await workerConfig(config);
-    logger = logger.child({ worker: cluster.worker!.id, pid: process.pid });
-  }
-  const app = await startApp(config, logger).catch((err: unknown) => {
+  const failed = (err: unknown): never => {
     logger.fatal({ err }, 'start-up failed');
     // One readable sentence for whoever started the service, beside the JSON log line.
     const reason = err instanceof Error ? err.message : String(err);
     process.stderr.write(`Start-up failed: ${reason.replace(/\.?\s*$/, '')}.\n`);
     process.exit(1);
-  });
+  };
+  // WEB_CONCURRENCY > 1: this process forks the HTTP workers (docs/api.md, "Operations").
+  if (cluster.isPrimary && config.webConcurrency > 1) return runPrimary(config, logger).catch(failed);
+  if (cluster.isWorker) {
+    config = await workerConfig(config);
+    logger = logger.child({ worker: cluster.worker!.id, pid: process.pid });
+  }
+  const app = await startApp(config, logger).catch(failed);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -43,7 +43,7 @@ export function workerConfig(config: AppConfig): Promise<AppConfig> {
   });
 }
 
-/** Runs the primary: never resolves before the process exits. */
+/** Runs the primary: forks the workers and resolves; rejects when what it starts fails to start. */
 export async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
   const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
   const closeDependencies = async () => {
@@ -59,9 +59,9 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<voi
     if (!config.edsTrustedCaFile) await loadOrCreateDevCa(config.dataDir);
     dependencies = await startDependencies(config, logger, (name, run) => cleanups.push({ name, run }));
   } catch (err) {
-    logger.fatal({ err }, 'start-up failed');
+    // What was started is stopped; main.ts reports the failure as for one process.
     await closeDependencies();
-    process.exit(1);
+    throw err;
   }
 
   let stopping = false;
