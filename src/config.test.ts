@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
 
@@ -122,6 +122,37 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect(error!.problems).toEqual([expect.stringMatching(/^REDIS_URL: must be a URL starting with redis:\/\//)]);
+    expect(error!.message).not.toContain('s3cret');
+  });
+
+  it('reads WEB_CONCURRENCY (default: the number of cores; 1 to 64) and refuses anything else', () => {
+    const dir = dataDir();
+    const defaults = loadConfig({ DATA_DIR: dir });
+    expect(defaults.webConcurrency).toBe(availableParallelism());
+    expect(defaults.backgroundWork).toBe(true);
+    expect(loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: '1' }).webConcurrency).toBe(1);
+    expect(loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: '4' }).webConcurrency).toBe(4);
+    for (const bad of ['0', '-2', '65', '1.5', 'many']) {
+      expect(() => loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: bad })).toThrow(/WEB_CONCURRENCY/);
+    }
+  });
+
+  it('reads DATABASE_READ_URL (postgres://), unset by default, and refuses another scheme without echoing it', () => {
+    const dir = dataDir();
+    expect(loadConfig({ DATA_DIR: dir }).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir, DATABASE_READ_URL: 'postgres://ro@replica:5432/portal' }).databaseReadUrl).toBe(
+      'postgres://ro@replica:5432/portal',
+    );
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({ DATA_DIR: dir, DATABASE_READ_URL: 'mysql://ro:s3cret@replica/portal' });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems).toEqual([
+      expect.stringMatching(/^DATABASE_READ_URL: must be a URL starting with postgres:\/\//),
+    ]);
     expect(error!.message).not.toContain('s3cret');
   });
 

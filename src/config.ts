@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { productionProblems } from './production-guard';
@@ -34,10 +35,19 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: url(['postgres', 'postgresql']),
+  /** A replica for anonymous explorer reads (docs/api.md, "Operations"); unset: the primary. */
+  DATABASE_READ_URL: url(['postgres', 'postgresql']),
   /** Connections of this instance's database pool (LISTEN and lock connections come on top). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
   /** Per-second limits, WebSocket caps counted across instances (docs/api.md, "Several instances"). */
   REDIS_URL: url(['redis', 'rediss']),
+  /** HTTP worker processes sharing the port (docs/api.md, "Operations"); default: the number of cores. */
+  WEB_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => availableParallelism()),
   TESTNET_RPC_URL: url(['http', 'https']),
   MAINNET_RPC_URL: url(['http', 'https']),
   JWT_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
@@ -111,10 +121,21 @@ export interface AppConfig {
   dataDir: string;
   /** Undefined: start an embedded PostgreSQL in dataDir. */
   databaseUrl?: string;
+  /** DATABASE_READ_URL: the replica the explorer's anonymous index reads go to (same pool size). */
+  databaseReadUrl?: string;
   /** DATABASE_POOL_SIZE: connections of the pool (PostgreSQL's max_connections is shared by every instance). */
   databasePoolSize: number;
   /** REDIS_URL: per-second limits and WebSocket caps counted in Redis; undefined: in each instance's memory. */
   redisUrl?: string;
+  /** WEB_CONCURRENCY: HTTP worker processes; 1: this process serves (no workers). */
+  webConcurrency: number;
+  /**
+   * Whether this process runs the background work (indexer, transaction tracker, webhook
+   * deliveries): true, but false on all workers but one (src/app/cluster.ts sets it).
+   */
+  backgroundWork: boolean;
+  /** Networks whose dev chain the cluster's primary started (a worker's rpcUrls then name it). */
+  localNetworks?: Network[];
   /** Undefined for a network: start a local anvil node for it. */
   rpcUrls: Partial<Record<Network, string>>;
   /** Per-network RPC connections and fee policy (`TESTNET_…`, `MAINNET_…`). */
@@ -222,8 +243,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
+    webConcurrency: e.WEB_CONCURRENCY,
+    backgroundWork: true,
     rpcUrls: { testnet: e.TESTNET_RPC_URL, mainnet: e.MAINNET_RPC_URL },
     networks,
     jwtSecret: e.JWT_SECRET ?? dev!.jwtSecret,

@@ -75,7 +75,10 @@ describe('zero-configuration start', () => {
   });
 
   it('starts embedded PostgreSQL and both dev chains, serves the API, and stops everything on SIGTERM', async () => {
-    proc = spawn(NODE, [MAIN], { env: cleanEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }) });
+    // Two HTTP workers (WEB_CONCURRENCY): PostgreSQL and the dev chains are still started, and stopped, once.
+    proc = spawn(NODE, [MAIN], {
+      env: cleanEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEB_CONCURRENCY: '2' }),
+    });
     proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     const lines = () => output.split('\n').flatMap((l) => (l.startsWith('{') ? [JSON.parse(l)] : []));
@@ -94,6 +97,7 @@ describe('zero-configuration start', () => {
       expect(Number(chain)).toBe(n.chainId);
     }
     expect(existsSync(path.join(dataDir, 'postgres'))).toBe(true);
+    expect(lines().filter((l) => l.msg === 'DATABASE_URL unset: started the embedded PostgreSQL')).toHaveLength(1);
     expect(existsSync(path.join(dataDir, 'eds', 'dev-ca.crt.pem'))).toBe(true);
 
     // The newcomer's first minute: dev:login against the running service, then a protected call.
@@ -120,5 +124,10 @@ describe('zero-configuration start', () => {
     expect(stopped).toEqual(
       expect.arrayContaining(['HTTP server', 'testnet dev chain', 'mainnet dev chain', 'embedded PostgreSQL']),
     );
+    // Each worker stopped its HTTP server; the primary stopped each dependency once.
+    expect(stopped.filter((s) => s === 'HTTP server')).toHaveLength(2);
+    for (const step of ['testnet dev chain', 'mainnet dev chain', 'embedded PostgreSQL']) {
+      expect(stopped.filter((s) => s === step)).toHaveLength(1);
+    }
   }, 90_000);
 });

@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 import { installKeccakCache } from '../chain/keccak-cache';
@@ -12,6 +13,7 @@ const splitUrls = (value: string | undefined): string[] =>
     .map((u) => u.trim())
     .filter(Boolean);
 import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from '../config';
+import { ReadRouting } from '../database/read-routing';
 import { createDataSource, isDatabaseReady, runMigrations } from '../database/data-source';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
 import type { Logger } from '../logger';
@@ -58,6 +60,55 @@ async function loadTrust(config: AppConfig, logger: Logger): Promise<TrustStore>
   return TrustStore.fromPem(ca.certificatePem);
 }
 
+/** What the service runs on: its database and a node per network (started here in zero-config mode). */
+export interface Dependencies {
+  databaseUrl: string;
+  rpcUrls: Record<Network, string | undefined>;
+  faucetPrivateKey?: string;
+  /** Networks served by a dev chain started here. */
+  localNetworks: Network[];
+}
+
+/**
+ * Starts what the configuration does not name: the embedded PostgreSQL without DATABASE_URL, a
+ * dev chain per network without its RPC URL; `onClose` gets how to stop each. With
+ * WEB_CONCURRENCY workers the primary calls it once and gives the result to every worker.
+ */
+export async function startDependencies(
+  config: AppConfig,
+  logger: Logger,
+  onClose: (name: string, run: () => Promise<void>) => void,
+): Promise<Dependencies> {
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+    onClose('embedded PostgreSQL', () => pg.stop());
+    databaseUrl = pg.url;
+    logger.info('DATABASE_URL unset: started the embedded PostgreSQL');
+  }
+  const rpcUrls = { ...config.rpcUrls } as Record<Network, string | undefined>;
+  let faucetPrivateKey = config.faucetPrivateKey;
+  const localNetworks: Network[] = [...(config.localNetworks ?? [])];
+  for (const network of NETWORKS) {
+    if (rpcUrls[network]) continue;
+    const node = await startLocalNode({
+      chainId: CHAIN_IDS[network],
+      blockTime: config.localChainBlockTime,
+      logger,
+      stateDir: config.env === 'test' ? undefined : config.dataDir,
+    });
+    onClose(`${network} dev chain`, () => node.stop());
+    rpcUrls[network] = node.url;
+    localNetworks.push(network);
+    if (network === 'testnet') faucetPrivateKey ??= LOCAL_NODE_FUNDED_KEY;
+    logger.info(
+      { network, chainId: node.chainId },
+      `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`,
+    );
+  }
+  return { databaseUrl, rpcUrls, faucetPrivateKey, localNetworks };
+}
+
 /** Starts the whole service: database, chains, schema, HTTP/WebSocket server. */
 export async function startApp(config: AppConfig, logger: Logger): Promise<App> {
   const cleanups: Array<{ name: string; run: () => Promise<void> }> = [];
@@ -71,43 +122,30 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     }
   };
   try {
-    let databaseUrl = config.databaseUrl;
-    if (!databaseUrl) {
-      const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
-      onClose('embedded PostgreSQL', () => pg.stop());
-      databaseUrl = pg.url;
-      logger.info('DATABASE_URL unset: started the embedded PostgreSQL');
-    }
+    const deps = await startDependencies(config, logger, onClose);
+    const databaseUrl = deps.databaseUrl;
     const ds = createDataSource(databaseUrl, { poolSize: config.databasePoolSize });
     await ds.initialize();
     onClose('database pool', () => ds.destroy());
     const applied = await runMigrations(ds);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-
-    const rpcUrls = { ...config.rpcUrls } as Record<Network, string | undefined>;
-    let faucetPrivateKey = config.faucetPrivateKey;
-    // anvil serves WebSocket on its HTTP port: the dev chains started here are followed over it.
+    const { rpcUrls, faucetPrivateKey } = deps;
+    // anvil serves WebSocket on its HTTP port: the dev chains started for this service are followed over it.
     const wsUrls: Record<Network, string[]> = {
       testnet: config.networks.testnet.wsUrls,
       mainnet: config.networks.mainnet.wsUrls,
     };
-    for (const network of NETWORKS) {
-      if (rpcUrls[network]) continue;
-      const node = await startLocalNode({
-        chainId: CHAIN_IDS[network],
-        blockTime: config.localChainBlockTime,
-        logger,
-        stateDir: config.env === 'test' ? undefined : config.dataDir,
-      });
-      onClose(`${network} dev chain`, () => node.stop());
-      rpcUrls[network] = node.url;
-      wsUrls[network] = [node.url.replace(/^http/, 'ws')];
-      if (network === 'testnet') faucetPrivateKey ??= LOCAL_NODE_FUNDED_KEY;
-      logger.info(
-        { network, chainId: node.chainId },
-        `${network.toUpperCase()}_RPC_URL unset: started a local dev chain`,
-      );
+    for (const network of deps.localNetworks) wsUrls[network] = [rpcUrls[network]!.replace(/^http/, 'ws')];
+    // DATABASE_READ_URL: a replica for anonymous explorer reads; never migrated from here.
+    let replica: DataSource | undefined;
+    if (config.databaseReadUrl) {
+      const readDs = createDataSource(config.databaseReadUrl, { poolSize: config.databasePoolSize });
+      await readDs.initialize();
+      onClose('database replica pool', () => readDs.destroy());
+      replica = readDs;
+      logger.info('DATABASE_READ_URL set: anonymous explorer reads go to the replica');
     }
+    const reads = new ReadRouting(ds, replica, logger);
     installKeccakCache();
     const chains = await ChainRegistry.connect(
       {
@@ -121,7 +159,17 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     const trust = await loadTrust(config, logger);
     const limitStore = createLimitStore(config.redisUrl, logger);
     onClose('limit store', () => limitStore.close());
-    const services = createServices({ ds, config, chains, trust, logger, faucetPrivateKey, databaseUrl, limitStore });
+    const services = createServices({
+      ds,
+      config,
+      chains,
+      trust,
+      logger,
+      faucetPrivateKey,
+      databaseUrl,
+      limitStore,
+      reads,
+    });
     onClose('Solidity compiler', () => services.compiler.close());
     onClose('contract documents worker', () => services.contracts.close());
     // Before the compiler and the database close: running verification jobs finish first.
@@ -133,12 +181,13 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       await services.usage.close();
       await services.keys.close();
     });
-    services.tracker.start();
+    // Background work runs once per instance group: on one worker of WEB_CONCURRENCY (docs/api.md, "Operations").
+    if (config.backgroundWork) services.tracker.start();
     onClose('transaction tracker', () => services.tracker.stop());
     onClose('accepted invokes', () => services.gateway.drain());
     onClose('accepted deployments', () => services.contracts.drain());
     // Stopped after the HTTP server (no new webhooks) and before the database: claims in flight are given back.
-    services.webhookWorker.start();
+    if (config.backgroundWork) services.webhookWorker.start();
     onClose('webhook deliveries', () => services.webhookWorker.stop());
     const schema = await buildAppSchema({
       container: resolverContainer({ ...services, loginLimit: services.limits.login }),
@@ -184,6 +233,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         ready: dbReady,
         database: { ready: dbReady },
         limits: { store: limitStore.kind },
+        worker: { id: cluster.worker?.id ?? 0, backgroundWork: config.backgroundWork },
         networks: Object.fromEntries(
           health.map((h, i) => [
             h.network,

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { ReadRouting } from '../database/read-routing';
 import type { ChainRegistry } from '../chain/chain-registry';
 import { NETWORKS, type AppConfig } from '../config';
 import type { Logger } from '../logger';
@@ -85,6 +86,8 @@ export function createServices(deps: {
   databaseUrl: string;
   /** Where the per-second limits count (REDIS_URL: Redis); none: this process's memory. */
   limitStore?: LimitStore;
+  /** DATABASE_READ_URL: where the explorer's anonymous index reads go; none: the primary. */
+  reads?: ReadRouting;
   /** Told of every transaction record's status change, inside its database transaction (none: nobody). */
   transactionSink?: TransactionStatusSink;
 }): Services {
@@ -143,14 +146,16 @@ export function createServices(deps: {
     deps.ds,
     deps.chains,
     {
-      indexerEnabled: deps.config.indexer.enabled,
+      // With WEB_CONCURRENCY workers, one of them indexes (docs/api.md, "Operations").
+      indexerEnabled: deps.config.indexer.enabled && deps.config.backgroundWork,
       indexerStartBlock: deps.config.indexer.startBlock,
       // Without an RPC URL the service runs the network's dev chain itself.
-      localNetworks: NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
+      localNetworks: deps.config.localNetworks ?? NETWORKS.filter((network) => !deps.config.rpcUrls[network]),
     },
     // This app's live blocks: never shared with another app in the same process.
     new LiveFeed(),
     deps.logger,
+    deps.reads,
   );
   const events = new ContractEventsService(contracts, explorer, deps.logger);
   const revocations: RevocationChannel = new RevocationChannel(

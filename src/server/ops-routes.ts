@@ -11,6 +11,8 @@ export interface ReadinessReport {
   database: { ready: boolean };
   /** Where the per-second limits and WebSocket caps count: across instances (Redis) or per instance. */
   limits: { store: 'redis' | 'memory' };
+  /** WEB_CONCURRENCY: which worker answered (0: no workers) and whether it runs the background work. */
+  worker: { id: number; backgroundWork: boolean };
   networks: Record<
     string,
     { healthy: boolean; chainId: number; latencyMs: number | null; error?: string; explorerIndexHalted?: string }

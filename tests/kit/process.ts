@@ -50,6 +50,8 @@ async function spawnServiceOnce(env: Record<string, string>, timeoutMs: number):
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       COMPILE_CACHE_DIR: TEST_COMPILE_CACHE_DIR,
+      // One process unless a test asks for workers (WEB_CONCURRENCY's default is the number of cores).
+      WEB_CONCURRENCY: '1',
       // Node's on-disk code cache (jest.config.js): every service process after the first compiles less.
       ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
       ...env,

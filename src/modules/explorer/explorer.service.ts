@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { ReadRouting } from '../../database/read-routing';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import type { Logger } from '../../logger';
 import { AddressesService } from './queries/addresses/addresses.service';
@@ -26,8 +27,16 @@ export class ExplorerService {
   readonly verifiedAssets: VerifiedAssetsService;
   readonly tokens: TokensService;
 
-  constructor(ds: DataSource, chains: ChainRegistry, config: ExplorerConfig, liveFeed: LiveFeed, logger: Logger) {
-    this.runtime = new ExplorerRuntime(ds, chains, config, liveFeed, logger);
+  /** `reads`: DATABASE_READ_URL's routing of the index reads (docs/api.md, "Operations"); none: the primary. */
+  constructor(
+    ds: DataSource,
+    chains: ChainRegistry,
+    config: ExplorerConfig,
+    liveFeed: LiveFeed,
+    logger: Logger,
+    reads?: ReadRouting,
+  ) {
+    this.runtime = new ExplorerRuntime(ds, chains, config, liveFeed, logger, reads);
     const portal = new PortalContracts(ds, this.runtime.reader, logger.child({ component: 'explorer' }));
     this.blocks = new BlocksService(this.runtime);
     const reader = this.runtime.reader;

@@ -1,3 +1,4 @@
+import type { Queryable } from '../../../database/read-routing';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../../../config';
 import { forgetTokenTransfers, transfersOfBlocks, writeTokenTransfers } from '../../tokens';
@@ -187,10 +188,14 @@ function batchColumns(blocks: FullBlock[]) {
 
 /** The explorer's index in PostgreSQL: batch writes for the indexer, reads for the endpoints. */
 export class BlockIndex {
-  constructor(private readonly ds: DataSource) {}
+  /** `reads`: the DataSource of each read (DATABASE_READ_URL's replica for anonymous explorer reads). */
+  constructor(
+    ds: DataSource,
+    private readonly reads: () => Queryable = () => ds,
+  ) {}
 
   async state(network: Network, runner?: QueryRunner): Promise<IndexState | null> {
-    const rows: Row[] = await (runner ?? this.ds).query(
+    const rows: Row[] = await (runner ?? this.reads()).query(
       `SELECT first_block, last_block, last_hash, halted_reason FROM explorer_index_state WHERE network = $1`,
       [network],
     );
@@ -337,7 +342,7 @@ export class BlockIndex {
   }
 
   async blockByNumber(network: Network, number: number): Promise<StoredBlock | null> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT ${BLOCK_COLUMNS} FROM explorer_blocks WHERE network = $1 AND number = $2`,
       [network, number],
     );
@@ -345,7 +350,7 @@ export class BlockIndex {
   }
 
   async blockByHash(network: Network, hash: string): Promise<StoredBlock | null> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT ${BLOCK_COLUMNS} FROM explorer_blocks WHERE network = $1 AND hash = $2`,
       [network, hash],
     );
@@ -354,7 +359,7 @@ export class BlockIndex {
 
   /** Blocks with numbers in [from, to] that are in the index, newest first. */
   async blocksBetween(network: Network, from: number, to: number): Promise<StoredBlock[]> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT ${BLOCK_COLUMNS} FROM explorer_blocks WHERE network = $1 AND number BETWEEN $2 AND $3 ORDER BY number DESC`,
       [network, from, to],
     );
@@ -362,7 +367,7 @@ export class BlockIndex {
   }
 
   async transactionHashes(network: Network, blockNumber: number): Promise<string[]> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT hash FROM explorer_transactions WHERE network = $1 AND block_number = $2 ORDER BY transaction_index`,
       [network, blockNumber],
     );
@@ -370,7 +375,7 @@ export class BlockIndex {
   }
 
   async transaction(network: Network, hash: string): Promise<StoredTransaction | null> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT t.hash, t.block_number, t.transaction_index, t.timestamp, t.from_address, t.to_address,
               t.contract_address, t.value, t.status, t.method_id, t.nonce, t.gas_limit, t.gas_price, t.gas_used,
               t.input, b.hash AS block_hash
@@ -393,7 +398,7 @@ export class BlockIndex {
   }
 
   async logs(network: Network, blockNumber: number, txHash: string): Promise<StoredLog[]> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT address, topics, data, log_index FROM explorer_logs
        WHERE network = $1 AND block_number = $2 AND transaction_hash = $3 ORDER BY log_index`,
       [network, blockNumber, txHash],
@@ -418,7 +423,7 @@ export class BlockIndex {
     toBlock: number | null,
     limit: number,
   ): Promise<StoredContractLog[]> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT l.block_number, l.log_index, l.transaction_hash, l.topics, l.data, b.hash AS block_hash, b.timestamp
        FROM explorer_logs l
        JOIN explorer_blocks b ON b.network = l.network AND b.number = l.block_number
@@ -461,13 +466,13 @@ export class BlockIndex {
     LIMIT $3`;
 
   async activity(network: Network, address: string, limit: number): Promise<StoredActivity[]> {
-    const rows: Row[] = await this.ds.query(BlockIndex.ACTIVITY_SQL, [network, address.toLowerCase(), limit]);
+    const rows: Row[] = await this.reads().query(BlockIndex.ACTIVITY_SQL, [network, address.toLowerCase(), limit]);
     return rows.map(toActivity);
   }
 
   /** Whether the index saw a contract being created at `address` (lowercase). */
   async isCreatedContract(network: Network, address: string): Promise<boolean> {
-    const rows: Row[] = await this.ds.query(
+    const rows: Row[] = await this.reads().query(
       `SELECT 1 FROM explorer_transactions WHERE network = $1 AND contract_address = $2 LIMIT 1`,
       [network, address.toLowerCase()],
     );

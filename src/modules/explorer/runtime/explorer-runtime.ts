@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../../../chain/chain-registry';
 import { NETWORKS, type Network } from '../../../config';
 import type { Logger } from '../../../logger';
 import type { BlockSummary } from '../queries/blocks/blocks.types';
+import { readFromPrimary, type ReadRouting } from '../../../database/read-routing';
 import { BlockIndex } from './block-index';
 import { ChainReader } from './chain-reader';
 import { ChainWatcher } from './chain-watcher';
@@ -47,10 +48,11 @@ export class ExplorerRuntime {
     private readonly config: ExplorerConfig,
     private readonly liveFeed: LiveFeed,
     logger: Logger,
+    reads?: ReadRouting,
   ) {
     this.log = logger.child({ component: 'explorer' });
     this.reader = new ChainReader(chains);
-    this.index = new BlockIndex(ds);
+    this.index = new BlockIndex(ds, reads && (() => reads.forRead()));
     const watcher = (network: Network) =>
       new ChainWatcher(network, this.reader, (block) => liveFeed.publish(network, block), logger);
     this.watchers = { testnet: watcher('testnet'), mainnet: watcher('mainnet') };
@@ -96,7 +98,10 @@ export class ExplorerRuntime {
    * by another instance's, one poll of the index progress per network (not per waiter) sees them.
    */
   waitForIndexed(network: Network, since: number, cancel?: Promise<unknown>): Promise<void> {
-    if (!this.stopped) this.indexPoll ??= setInterval(() => void this.pollIndex(), INDEX_POLL_MS).unref();
+    // Made outside the request's read scope: the poll reads the primary's progress.
+    if (!this.stopped) {
+      this.indexPoll ??= readFromPrimary(() => setInterval(() => void this.pollIndex(), INDEX_POLL_MS).unref());
+    }
     return this.indexed.wait(network, since, this.isIndexing(network) ? 2_000 : 1_000, cancel);
   }
 

@@ -1,9 +1,12 @@
-import { Arg, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
 import { AddressLookup } from './addresses.types';
 import type { AddressesService } from './addresses.service';
 
+// DATABASE_READ_URL: a request without credentials reads the index from the replica.
+@UseMiddleware(AnonymousReadsFromReplica)
 @Resolver()
 export class AddressesResolver {
   constructor(private readonly addresses: AddressesService) {}

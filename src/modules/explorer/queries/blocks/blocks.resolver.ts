@@ -1,10 +1,13 @@
-import { Arg, Query, Resolver } from 'type-graphql';
+import { Arg, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
 import { BlockLookup } from './blocks.types';
 import type { BlocksService } from './blocks.service';
 
 /** One block; the latest blocks and the live feed are in LiveBlocksResolver. */
+// DATABASE_READ_URL: a request without credentials reads the index from the replica.
+@UseMiddleware(AnonymousReadsFromReplica)
 @Resolver()
 export class BlocksResolver {
   constructor(private readonly blocks: BlocksService) {}

@@ -1,4 +1,5 @@
-import { Arg, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Int, Query, Resolver, Root, Subscription, UseMiddleware } from 'type-graphql';
+import { AnonymousReadsFromReplica } from '../replica-reads';
 import { FEEDS } from '../../../../kernel/event-bus';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
@@ -6,6 +7,8 @@ import { BlockSummary, LiveBlocks } from './blocks.types';
 import type { BlocksService } from './blocks.service';
 
 /** The latest blocks and the push of new ones; `block` is in BlocksResolver. */
+// DATABASE_READ_URL: a request without credentials reads the index from the replica.
+@UseMiddleware(AnonymousReadsFromReplica)
 @Resolver()
 export class LiveBlocksResolver {
   constructor(private readonly blocks: BlocksService) {}

@@ -1,9 +1,12 @@
-import { Arg, Query, Resolver } from 'type-graphql';
+import { Arg, Query, Resolver, UseMiddleware } from 'type-graphql';
+import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
 import { SearchResults } from './search.types';
 import type { SearchService } from './search.service';
 
+// DATABASE_READ_URL: a request without credentials reads the index from the replica.
+@UseMiddleware(AnonymousReadsFromReplica)
 @Resolver()
 export class SearchResolver {
   constructor(private readonly service: SearchService) {}
