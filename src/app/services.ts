@@ -220,6 +220,7 @@ export function createServices(deps: {
     limits.developer,
     // eth_subscribe follows the blocks the explorer's watcher publishes (liveBlocks' feed).
     new RpcSubscriptions(deps.chains, (network) => explorer.blocks.subscribeLiveBlocks(network as NetworkName)),
+    explorer.tokens,
     deps.logger,
   );
   const analytics = new AnalyticsService(deps.ds, usage);

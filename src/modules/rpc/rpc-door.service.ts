@@ -26,6 +26,8 @@ import {
   methodNotFound,
 } from './rpc-methods';
 import type { LogFilter, RpcSubscriptions } from './rpc-subscriptions';
+import type { TokensService } from '../tokens';
+import { ALCHEMY_METHODS, getAssetTransfers, getTokenBalances } from './alchemy-methods';
 
 /** Subscriptions one WebSocket connection of the door may hold (as GraphQL's, docs/api.md §"GraphQL specifics"). */
 export const MAX_SUBSCRIPTIONS = 100;
@@ -131,6 +133,8 @@ export class RpcDoorService {
     /** DEVELOPER_RATE_LIMIT: the edge charged the request once; a batch's other calls are charged here. */
     private readonly developerLimit: RequestLimit,
     private readonly subscriptions: RpcSubscriptions,
+    /** The token index, for Alchemy's token methods (docs/api.md, "JSON-RPC door"). */
+    private readonly tokens: TokensService,
     private readonly logger: Logger,
   ) {}
 
@@ -263,7 +267,7 @@ export class RpcDoorService {
     session: Session,
   ): Promise<JsonRpcResponse> {
     const { id, method, params } = call;
-    const known = READ_METHODS.has(method) || WRITE_METHODS.has(method);
+    const known = READ_METHODS.has(method) || WRITE_METHODS.has(method) || ALCHEMY_METHODS.has(method);
     if (!known || SUBSCRIPTION_METHODS.has(method)) return failure(id, -32601, methodNotFound(method));
     if (WRITE_METHODS.has(method) && !principal.scopes.includes('write')) {
       return failure(id, -32003, `the API key lacks the "write" scope needed for ${method}`);
@@ -292,6 +296,16 @@ export class RpcDoorService {
           return await this.stateAtHead(network, id, method, params, principal);
         case 'eth_getLogs':
           return await this.getLogs(network, id, params, principal);
+        case 'alchemy_getAssetTransfers':
+          return {
+            jsonrpc: '2.0',
+            id,
+            result: await getAssetTransfers(this.tokens, network, params, async () =>
+              Number(await this.blockNumber(network)),
+            ),
+          };
+        case 'alchemy_getTokenBalances':
+          return { jsonrpc: '2.0', id, result: await getTokenBalances(this.tokens, network, params) };
         case 'eth_sendRawTransaction': {
           const refused = await this.sendRefusal(network, params, principal);
           if (refused) return failure(id, refused.code, refused.message);

@@ -5,7 +5,7 @@
  */
 export { transfersOfBlocks, transfersOfLog, type TokenTransferRow, type TokenType } from './token-logs';
 export { writeTokenTransfers, forgetTokenTransfers } from './token-store';
-export { TokensService, type TokenTransfersSubscription } from './tokens.service';
+export { TokensService, type TokenTransfersSubscription, type TransferPosition } from './tokens.service';
 export type { NodeCall } from './token-metadata';
 export { TokensResolver } from './tokens.resolver';
 export { TokenTransfer } from './tokens.types';

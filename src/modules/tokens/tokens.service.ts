@@ -78,7 +78,7 @@ const network = (n: NetworkName | null | undefined): Network => n ?? NetworkName
 const likePrefix = (text: string): string => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const lower = (address: string, field: string) => parseAddress(address, field).toLowerCase();
 
-interface TransferPosition {
+export interface TransferPosition {
   b: number;
   l: number;
   i: number;
@@ -437,6 +437,79 @@ export class TokensService {
           ? encodeCursor({ b: Number(last.block_number), l: Number(last.log_index), i: Number(last.batch_index) })
           : null,
     };
+  }
+
+  /**
+   * Transfers matching an asset-transfers query (docs/api.md, "JSON-RPC door":
+   * `alchemy_getAssetTransfers`): a block range, sender and recipient (AND), tokens and types, in
+   * block order either way, `limit` after a position.
+   */
+  async assetTransfers(
+    net: Network,
+    q: {
+      fromBlock: number;
+      toBlock: number;
+      from: string | null;
+      to: string | null;
+      tokens: string[] | null;
+      types: TokenType[];
+      order: 'asc' | 'desc';
+      after: TransferPosition | null;
+      limit: number;
+    },
+  ): Promise<Array<{ position: TransferPosition; item: TokenTransfer }>> {
+    const [cmp, dir] = q.order === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
+    const start =
+      q.after ??
+      (q.order === 'asc' ? { b: -1, l: -1, i: -1 } : { b: Number.MAX_SAFE_INTEGER, l: 2147483647, i: 2147483647 });
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${TRANSFER_COLUMNS} FROM token_transfers
+        WHERE network = $1 AND block_number BETWEEN $2 AND $3
+          AND ($4::text IS NULL OR from_address = $4) AND ($5::text IS NULL OR to_address = $5)
+          AND ($6::text[] IS NULL OR token = ANY($6::text[])) AND type = ANY($7::text[])
+          AND (block_number, log_index, batch_index) ${cmp} ($8::bigint, $9::int, $10::int)
+        ORDER BY block_number ${dir}, log_index ${dir}, batch_index ${dir} LIMIT $11`,
+      [
+        net,
+        q.fromBlock,
+        q.toBlock,
+        q.from?.toLowerCase() ?? null,
+        q.to?.toLowerCase() ?? null,
+        q.tokens?.map((t) => t.toLowerCase()) ?? null,
+        q.types,
+        start.b,
+        start.l,
+        start.i,
+        q.limit,
+      ],
+    );
+    const items = await this.transferItems(net, rows);
+    return rows.map((r, i) => ({
+      position: { b: Number(r.block_number), l: Number(r.log_index), i: Number(r.batch_index) },
+      item: items[i]!,
+    }));
+  }
+
+  /**
+   * Balances of `holder` in ERC-20 tokens (docs/api.md, "JSON-RPC door": `alchemy_getTokenBalances`):
+   * the given tokens (0 for a token it holds none of), or every ERC-20 it holds.
+   */
+  async erc20Balances(
+    net: Network,
+    holder: string,
+    tokens: string[] | null,
+  ): Promise<Array<{ token: string; value: string }>> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT b.token, b.value::text AS value FROM token_balances b
+         JOIN tokens k ON k.network = b.network AND k.address = b.token AND k.type = 'ERC-20'
+        WHERE b.network = $1 AND b.holder = $2 AND ($3::text[] IS NULL OR b.token = ANY($3::text[]))
+          AND b.token_id = $4 AND ($3::text[] IS NOT NULL OR b.value > 0)
+        ORDER BY b.token LIMIT 10000`,
+      [net, holder.toLowerCase(), tokens?.map((t) => t.toLowerCase()) ?? null, NO_TOKEN_ID],
+    );
+    const held = new Map(rows.map((r) => [r.token as string, r.value as string]));
+    const asked = tokens?.map((t) => t.toLowerCase()) ?? [...held.keys()];
+    return asked.map((token) => ({ token: checksum(token), value: held.get(token) ?? '0' }));
   }
 
   private async transferItems(net: Network, rows: Row[]): Promise<TokenTransfer[]> {
