@@ -132,3 +132,73 @@ describe('alchemy-sdk against the door', () => {
     expect(body.error.message).toContain('external');
   });
 });
+
+describe('Etherscan token actions (docs/api.md, "Tokens")', () => {
+  const etherscan = async (query: string) => {
+    const res = await fetch(`${stack.url}/api/explorer/etherscan/testnet/api?${query}`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as any;
+  };
+
+  it('tokentx lists an address’s ERC-20 transfers with Etherscan’s fields; tokennfttx finds none', async () => {
+    const address = (await coin.getAddress()).toLowerCase();
+    const res = await etherscan(`module=account&action=tokentx&address=${holder}&sort=asc`);
+    expect(res).toMatchObject({ status: '1', message: 'OK' });
+    expect(res.result).toHaveLength(1);
+    expect(Object.keys(res.result[0]).sort()).toEqual(
+      [
+        'blockNumber',
+        'timeStamp',
+        'hash',
+        'nonce',
+        'blockHash',
+        'from',
+        'contractAddress',
+        'to',
+        'value',
+        'tokenName',
+        'tokenSymbol',
+        'tokenDecimal',
+        'transactionIndex',
+        'gas',
+        'gasPrice',
+        'gasUsed',
+        'cumulativeGasUsed',
+        'input',
+        'confirmations',
+      ].sort(),
+    );
+    expect(res.result[0]).toMatchObject({
+      from: '0x0000000000000000000000000000000000000000',
+      to: holder.toLowerCase(),
+      contractAddress: address,
+      value: String(5n * 10n ** 18n),
+      tokenName: 'Alchemy Coin',
+      tokenSymbol: 'ALC',
+      tokenDecimal: '18',
+    });
+    const byToken = await etherscan(`module=account&action=tokentx&contractaddress=${address}&page=2&offset=1`);
+    expect(byToken.result.map((t: any) => t.to)).toEqual([other.toLowerCase()]);
+    expect(await etherscan(`module=account&action=tokennfttx&address=${holder}`)).toEqual({
+      status: '0',
+      message: 'No transactions found',
+      result: [],
+    });
+  });
+
+  it('tokenbalance, tokenlist and tokensupply answer from the index and the contract', async () => {
+    const address = (await coin.getAddress()).toLowerCase();
+    expect(await etherscan(`module=account&action=tokenbalance&contractaddress=${address}&address=${holder}`)).toEqual({
+      status: '1',
+      message: 'OK',
+      result: String(5n * 10n ** 18n),
+    });
+    const list = await etherscan(`module=account&action=tokenlist&address=${other}`);
+    expect(list.result).toEqual([
+      { balance: '7', contractAddress: address, decimals: '18', name: 'Alchemy Coin', symbol: 'ALC', type: 'ERC-20' },
+    ]);
+    expect((await etherscan(`module=stats&action=tokensupply&contractaddress=${address}`)).result).toBe(
+      String(5n * 10n ** 18n + 7n),
+    );
+  });
+});

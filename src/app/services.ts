@@ -258,7 +258,7 @@ export function createServices(deps: {
     deps.logger,
   );
   const verification = new VerificationService(deps.ds, explorer.runtime.reader, compiler, deps.logger);
-  const etherscan = new EtherscanApi(deps.ds, explorer.runtime.reader, verification, deps.logger);
+  const etherscan = new EtherscanApi(deps.ds, explorer.runtime.reader, verification, deps.logger, explorer.tokens);
   return {
     auth,
     accounts,

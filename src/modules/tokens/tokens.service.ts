@@ -451,11 +451,15 @@ export class TokensService {
       toBlock: number;
       from: string | null;
       to: string | null;
+      /** Sender or recipient (Etherscan's `address`). */
+      party?: string | null;
       tokens: string[] | null;
       types: TokenType[];
       order: 'asc' | 'desc';
       after: TransferPosition | null;
       limit: number;
+      /** Rows passed over first (Etherscan's page × offset, at most 10,000). */
+      skip?: number;
     },
   ): Promise<Array<{ position: TransferPosition; item: TokenTransfer }>> {
     const [cmp, dir] = q.order === 'asc' ? ['>', 'ASC'] : ['<', 'DESC'];
@@ -468,7 +472,8 @@ export class TokensService {
           AND ($4::text IS NULL OR from_address = $4) AND ($5::text IS NULL OR to_address = $5)
           AND ($6::text[] IS NULL OR token = ANY($6::text[])) AND type = ANY($7::text[])
           AND (block_number, log_index, batch_index) ${cmp} ($8::bigint, $9::int, $10::int)
-        ORDER BY block_number ${dir}, log_index ${dir}, batch_index ${dir} LIMIT $11`,
+          AND ($12::text IS NULL OR from_address = $12 OR to_address = $12)
+        ORDER BY block_number ${dir}, log_index ${dir}, batch_index ${dir} LIMIT $11 OFFSET $13`,
       [
         net,
         q.fromBlock,
@@ -481,6 +486,8 @@ export class TokensService {
         start.l,
         start.i,
         q.limit,
+        q.party?.toLowerCase() ?? null,
+        q.skip ?? 0,
       ],
     );
     const items = await this.transferItems(net, rows);

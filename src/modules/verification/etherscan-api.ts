@@ -6,6 +6,8 @@ import { clientLimitKey } from '../../kernel/client-address';
 import { CHAIN_IDS, NETWORKS, type Network } from '../../kernel/network';
 import type { Logger } from '../../logger';
 import type { ChainReader } from '../explorer';
+import type { NetworkName } from '../../kernel/network-name';
+import type { TokenType, TokensService } from '../tokens';
 import { SubmissionRefused, type VerificationService, type VerifiedContract } from './verification.service';
 
 /** An answer of the Etherscan-compatible API: always HTTP 200 (docs/api.md, "Etherscan-compatible API"). */
@@ -82,6 +84,8 @@ export class EtherscanApi {
     private readonly reader: ChainReader,
     private readonly verification: VerificationService,
     private readonly logger: Logger,
+    /** The token index (docs/api.md, "Tokens"), for the token actions. */
+    private readonly tokens?: TokensService,
   ) {}
 
   /** Answers one request; `clientAddress` is the caller's address (its compiles are counted by it). */
@@ -126,7 +130,20 @@ export class EtherscanApi {
             return this.balances(network, p.address ?? '', true, p.tag);
           case 'txlist':
             return this.txlist(network, p);
+          case 'tokentx':
+            return this.tokenTransfers(network, p, 'ERC-20');
+          case 'tokennfttx':
+            return this.tokenTransfers(network, p, 'ERC-721');
+          case 'token1155tx':
+            return this.tokenTransfers(network, p, 'ERC-1155');
+          case 'tokenbalance':
+            return this.tokenBalance(network, p);
+          case 'tokenlist':
+            return this.tokenList(network, p);
         }
+        break;
+      case 'stats':
+        if (action === 'tokensupply') return this.tokenSupply(network, p);
         break;
       case 'block':
         if (action === 'getblocknobytime') return this.blockByTime(network, p);
@@ -314,6 +331,158 @@ export class EtherscanApi {
         };
       }),
     );
+  }
+
+  /**
+   * tokentx, tokennfttx and token1155tx (docs/api.md, "Tokens"): an address's (or a token's)
+   * transfers of one standard from the token index, with Etherscan's item fields.
+   */
+  private async tokenTransfers(network: Network, p: Params, type: TokenType): Promise<EtherscanAnswer> {
+    if (!this.tokens) return notOk('Error! Missing Or invalid Module name / Action name');
+    const address = p.address ?? '';
+    const token = p.contractaddress ?? '';
+    if (address !== '' && !isAddressLike(address)) return notOk('Invalid Address format');
+    if (token !== '' && !isAddressLike(token)) return notOk('Invalid contractaddress format');
+    if (address === '' && token === '') return notOk('Error! Missing address or contractaddress');
+    const start = wholeNumber(p.startblock, 0);
+    const end = wholeNumber(p.endblock, Number.MAX_SAFE_INTEGER);
+    const page = wholeNumber(p.page, 1);
+    const offset = wholeNumber(p.offset, MAX_OFFSET);
+    if ([start, end, page, offset].some((n) => n === null) || page! < 1 || offset! < 1) {
+      return notOk('startblock, endblock, page and offset must be whole numbers');
+    }
+    if (page! * offset! > MAX_OFFSET) {
+      return notOk(`Result window is too large, PageNo x Offset size must be less than or equal to ${MAX_OFFSET}`);
+    }
+    const found = await this.tokens.assetTransfers(network, {
+      fromBlock: start!,
+      toBlock: end!,
+      from: null,
+      to: null,
+      party: address || null,
+      tokens: token ? [token] : null,
+      types: [type],
+      order: p.sort === 'desc' ? 'desc' : 'asc',
+      after: null,
+      limit: offset!,
+      skip: (page! - 1) * offset!,
+    });
+    if (found.length === 0) return notOk([], ETHERSCAN_WORDS.noTransactions);
+    const hashes = [...new Set(found.map((f) => f.item.transactionHash.toLowerCase()))];
+    const txs: Row[] = await this.ds.query(
+      `SELECT t.hash, t.nonce, t.transaction_index, t.gas_limit, t.gas_price, t.gas_used, b.hash AS block_hash,
+         (SELECT sum(c.gas_used) FROM explorer_transactions c WHERE c.network = t.network
+            AND c.block_number = t.block_number AND c.transaction_index <= t.transaction_index) AS cumulative_gas_used,
+         (SELECT max(number) FROM explorer_blocks WHERE network = t.network) AS head
+       FROM explorer_transactions t
+       LEFT JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
+       WHERE t.network = $1 AND t.hash = ANY($2::text[])`,
+      [network, hashes],
+    );
+    const byHash = new Map(txs.map((t) => [String(t.hash).toLowerCase(), t]));
+    return ok(
+      found.map(({ item }) => {
+        const tx = byHash.get(item.transactionHash.toLowerCase());
+        const common = {
+          blockNumber: String(item.blockNumber),
+          timeStamp: String(item.timestamp),
+          hash: item.transactionHash,
+          nonce: tx ? String(tx.nonce) : '',
+          blockHash: (tx?.block_hash as string | null | undefined) ?? '',
+          from: item.from.toLowerCase(),
+          contractAddress: item.token.address.toLowerCase(),
+          to: item.to.toLowerCase(),
+        };
+        const rest = {
+          transactionIndex: tx ? String(tx.transaction_index) : '',
+          gas: tx ? String(tx.gas_limit) : '',
+          gasPrice: tx ? String(tx.gas_price) : '',
+          gasUsed: tx ? String(tx.gas_used) : '',
+          cumulativeGasUsed: tx ? String(tx.cumulative_gas_used ?? tx.gas_used) : '',
+          input: 'deprecated',
+          confirmations: tx ? String(Math.max(0, Number(tx.head ?? item.blockNumber) - item.blockNumber + 1)) : '',
+        };
+        const name = item.token.name ?? '';
+        const symbol = item.token.symbol ?? '';
+        if (type === 'ERC-20') {
+          return {
+            ...common,
+            value: item.value ?? '0',
+            tokenName: name,
+            tokenSymbol: symbol,
+            tokenDecimal: item.token.decimals === null ? '' : String(item.token.decimals),
+            ...rest,
+          };
+        }
+        if (type === 'ERC-721') {
+          return {
+            ...common,
+            tokenID: item.tokenId ?? '',
+            tokenName: name,
+            tokenSymbol: symbol,
+            tokenDecimal: '0',
+            ...rest,
+          };
+        }
+        return {
+          ...common,
+          tokenID: item.tokenId ?? '',
+          tokenValue: item.value ?? '0',
+          tokenName: name,
+          tokenSymbol: symbol,
+          ...rest,
+        };
+      }),
+    );
+  }
+
+  /** tokenbalance: an ERC-20 balance from the index, a decimal string (0 when none is held). */
+  private async tokenBalance(network: Network, p: Params): Promise<EtherscanAnswer> {
+    if (!this.tokens) return notOk('Error! Missing Or invalid Module name / Action name');
+    const address = p.address ?? '';
+    const token = p.contractaddress ?? '';
+    if (!isAddressLike(address)) return notOk('Invalid Address format');
+    if (!isAddressLike(token)) return notOk('Invalid contractaddress format');
+    const [balance] = await this.tokens.erc20Balances(network, address, [token]);
+    return ok(balance?.value ?? '0');
+  }
+
+  /** tokenlist (Blockscout's): every token an address holds, with its balance and metadata. */
+  private async tokenList(network: Network, p: Params): Promise<EtherscanAnswer> {
+    if (!this.tokens) return notOk('Error! Missing Or invalid Module name / Action name');
+    const address = p.address ?? '';
+    if (!isAddressLike(address)) return notOk('Invalid Address format');
+    const { items } = await this.tokens.addressBalances(address, network as NetworkName);
+    if (items.length === 0) return notOk([], ETHERSCAN_WORDS.noRecords);
+    const tokens = [...new Set(items.map((i) => i.token))];
+    const infos = new Map(
+      await Promise.all(
+        tokens.map(async (t) => [t, (await this.tokens!.token(t, network as NetworkName)).token] as const),
+      ),
+    );
+    return ok(
+      items.map((i) => {
+        const info = infos.get(i.token);
+        return {
+          balance: i.value,
+          contractAddress: i.token.toLowerCase(),
+          decimals: info?.decimals === null || info?.decimals === undefined ? '' : String(info.decimals),
+          name: info?.name ?? '',
+          symbol: info?.symbol ?? '',
+          type: info?.type ?? '',
+          ...(i.tokenId === null ? {} : { id: i.tokenId }),
+        };
+      }),
+    );
+  }
+
+  /** stats/tokensupply: the token's totalSupply as read from the contract, a decimal string. */
+  private async tokenSupply(network: Network, p: Params): Promise<EtherscanAnswer> {
+    if (!this.tokens) return notOk('Error! Missing Or invalid Module name / Action name');
+    const token = p.contractaddress ?? '';
+    if (!isAddressLike(token)) return notOk('Invalid contractaddress format');
+    const { token: info } = await this.tokens.token(token, network as NetworkName);
+    return ok(info?.totalSupply ?? '0');
   }
 
   /** Verified ABIs of the given lowercase addresses. */
