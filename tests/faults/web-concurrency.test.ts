@@ -183,6 +183,12 @@ describe('WEB_CONCURRENCY=2', () => {
       const c = childrenOf(group.proc.pid!);
       return c.length === 2 ? c : undefined;
     });
+    // Both workers serving first: a worker stopped while it still starts is a failed start (exit 1).
+    const seen = new Set<number>();
+    await waitFor('both workers serving', async () => {
+      seen.add((await readyz(group.url)).worker.id);
+      return seen.size === 2 ? true : undefined;
+    });
     process.kill(workers[0]!, 'SIGTERM');
     // The primary stops on its own (no signal to it), exit 0.
     expect(await waitFor('the primary to exit', () => group.proc.exitCode ?? undefined, 30_000)).toBe(0);
