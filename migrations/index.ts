@@ -14,6 +14,7 @@ import { WebhookOperations1764560000000 } from './1764560000000-WebhookOperation
 import { RpcUsageKind1764700000000 } from './1764700000000-RpcUsageKind';
 import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContracts';
 import { KeyPolicies1764900000000 } from './1764900000000-KeyPolicies';
+import { KeySpend1765100000000 } from './1765100000000-KeySpend';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   RpcUsageKind1764700000000,
   VerifiedContracts1764800000000,
   KeyPolicies1764900000000,
+  KeySpend1765100000000,
 ];

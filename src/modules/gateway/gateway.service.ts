@@ -17,6 +17,7 @@ import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
 import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
+import { checkSpendPerTx, feePerGasOf } from '../wallets';
 import { CallCodec, dataBytes, DecodeBudget, elementsOf, findMethod, tooLarge, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore, type FirstAttempt } from './idempotency';
@@ -195,6 +196,8 @@ export class GatewayService {
           method: abiMethod.signature,
           iface: contract.iface,
           onRecorded: first?.onRecorded,
+          // Counted against the key's spend caps when recorded (docs/api.md, "API keys": spend caps).
+          apiKey: { keyId: principal.keyId, spend: principal.policies.spend },
         };
         // Simulate first: a revert is answered with its reason and nothing is sent.
         await this.chains
@@ -204,6 +207,8 @@ export class GatewayService {
             throw await this.sender.translate(e, request);
           });
         const prepared = await this.sender.prepare(request);
+        if (principal.policies.spend)
+          checkSpendPerTx(principal.policies.spend, value ?? 0n, feePerGasOf(prepared.fees));
         const record = {
           kind: 'invoke' as const,
           network: request.network,

@@ -2,6 +2,9 @@
 export { WalletService } from './wallets.service';
 export {
   TransactionSender,
+  checkSpendPerTx,
+  feePerGasOf,
+  reserveSpend,
   type PreparedTransaction,
   type SendRequest,
   type TransactionSigner,

@@ -19,6 +19,7 @@ import type { Logger } from '../../logger';
 import type { TransactionRecords } from '../transactions';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
+import type { SpendCaps } from '../../auth/authority';
 
 /** Who signs: an address, and a way to open its key only when signing. */
 export interface TransactionSigner {
@@ -46,6 +47,12 @@ export interface SendRequest {
   minFees?: FeeFloor;
   /** The transaction record this send is for: it follows the send (pending, then mined or failed). */
   recordId?: string;
+  /**
+   * The API key the transaction is sent with: its spend is counted, and its caps (if any) checked
+   * under the key's advisory lock in the database transaction that records it (docs/api.md,
+   * "API keys": spend caps).
+   */
+  apiKey?: { keyId: string; spend: SpendCaps | null };
   /** Runs in the database transaction that records the signed transaction (e.g. to link an idempotency key). */
   onRecorded?: (manager: EntityManager, txHash: string) => Promise<void>;
 }
@@ -96,6 +103,64 @@ export function intrinsicGas(to: string | null | undefined, data: string | undef
 /** A replacement must raise every price by at least 10% (geth, GoQuorum and Besu's price bump). */
 export function bumped(price: bigint): bigint {
   return (price * 1125n) / 1000n + 1n;
+}
+
+/** The fee per gas a transaction offers at most: maxFeePerGas (EIP-1559) or gasPrice. */
+export function feePerGasOf(fees: FeeFields): bigint {
+  return fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice;
+}
+
+/** 422 SPEND_LIMIT_EXCEEDED naming the cap, its size and what is left of it. */
+export function spendLimitError(limit: keyof SpendCaps, max: bigint, left: bigint, requested: bigint): AppError {
+  return new AppError(
+    'SPEND_LIMIT_EXCEEDED',
+    `The API key's spend cap ${limit} of ${max} allows ${left} more; this transaction needs ${requested}`,
+    { limit, max: max.toString(), left: left.toString(), requested: requested.toString() },
+  );
+}
+
+/** The caps one transaction meets on its own: its value, its fee per gas. */
+export function checkSpendPerTx(caps: SpendCaps, value: bigint, feePerGas: bigint): void {
+  if (caps.maxValueWeiPerTx !== null && value > caps.maxValueWeiPerTx) {
+    throw spendLimitError('maxValueWeiPerTx', caps.maxValueWeiPerTx, caps.maxValueWeiPerTx, value);
+  }
+  if (caps.maxFeePerGasWei !== null && feePerGas > caps.maxFeePerGasWei) {
+    throw spendLimitError('maxFeePerGasWei', caps.maxFeePerGasWei, caps.maxFeePerGasWei, feePerGas);
+  }
+}
+
+/**
+ * The caps of a day, checked under the key's advisory lock (held until the database transaction
+ * that records the transaction commits, so every instance counts exactly): the value and the gas
+ * (gas used once mined, the gas limit while pending) of the key's transactions of the UTC day that
+ * were not dropped; a refused send is dropped, so its spend comes back by itself.
+ */
+export async function reserveSpend(
+  m: EntityManager,
+  keyId: string,
+  caps: SpendCaps,
+  value: bigint,
+  gasLimit: bigint,
+): Promise<void> {
+  if (caps.maxValueWeiPerDay === null && caps.maxGasPerDay === null) return;
+  await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.keySpend(keyId)]);
+  const [row] = (await m.query(
+    `SELECT coalesce(sum(value_wei), 0)::text AS value,
+            coalesce(sum(CASE WHEN status = 'pending' THEN coalesce(gas_limit, 0) ELSE coalesce(gas_used, 0) END), 0)::text AS gas
+       FROM chain_transactions
+      WHERE api_key_id = $1 AND status <> 'dropped'
+        AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'`,
+    [keyId],
+  )) as [{ value: string; gas: string }];
+  const spentValue = BigInt(row.value);
+  const spentGas = BigInt(row.gas);
+  const left = (max: bigint, spent: bigint) => (max > spent ? max - spent : 0n);
+  if (caps.maxValueWeiPerDay !== null && spentValue + value > caps.maxValueWeiPerDay) {
+    throw spendLimitError('maxValueWeiPerDay', caps.maxValueWeiPerDay, left(caps.maxValueWeiPerDay, spentValue), value);
+  }
+  if (caps.maxGasPerDay !== null && spentGas + gasLimit > caps.maxGasPerDay) {
+    throw spendLimitError('maxGasPerDay', caps.maxGasPerDay, left(caps.maxGasPerDay, spentGas), gasLimit);
+  }
 }
 
 /** Serialises work per key inside this process (other processes are held off by PostgreSQL). */
@@ -321,6 +386,7 @@ export class TransactionSender {
   private async sendOnce(req: SendRequest, prepared?: PreparedTransaction): Promise<SentTransaction> {
     const provider = this.chains.provider(req.network);
     const { gasLimit, fees } = prepared ?? (await this.prepare(req));
+    if (req.apiKey?.spend) checkSpendPerTx(req.apiKey.spend, req.value ?? 0n, feePerGasOf(fees));
     const wallet = await req.signer.open(provider);
     const key = `${req.network}:${req.signer.address}`;
     return this.queue.run(key, async () => {
@@ -397,12 +463,13 @@ export class TransactionSender {
       const record = (manager: EntityManager) =>
         manager.query(
           `INSERT INTO chain_transactions
-             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status, record_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12)
+             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id,
+              method, status, record_id, api_key_id, gas_limit, fee_per_gas_wei)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15)
            ON CONFLICT (network, tx_hash) DO UPDATE
              SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
                  contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, record_id = EXCLUDED.record_id,
-                 created_at = now()
+                 api_key_id = EXCLUDED.api_key_id, created_at = now()
              WHERE chain_transactions.status = 'dropped'`,
           [
             req.network,
@@ -417,11 +484,17 @@ export class TransactionSender {
             req.contractId ?? null,
             req.method ?? null,
             req.recordId ?? null,
+            req.apiKey?.keyId ?? null,
+            gasLimit.toString(),
+            feePerGasOf(fees).toString(),
           ],
         );
-      if (req.onRecorded || req.recordId) {
+      if (req.onRecorded || req.recordId || req.apiKey?.spend) {
         await runner.startTransaction();
         try {
+          if (req.apiKey?.spend) {
+            await reserveSpend(runner.manager, req.apiKey.keyId, req.apiKey.spend, req.value ?? 0n, gasLimit);
+          }
           await record(runner.manager);
           if (req.recordId && !(await this.records.signed(runner.manager, req.recordId, txHash, nonce))) {
             throw new AppError('INVALID_STATE', 'The transaction was ended before it could be sent');
@@ -618,7 +691,7 @@ export class TransactionSender {
       const [rows] = (await m.query(
         `UPDATE chain_transactions
             SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
-                block_timestamp = $7, tx_index = $8, mined_at = now()
+                block_timestamp = $7, tx_index = $8, mined_at = now(), effective_gas_price_wei = $9
           WHERE network = $1 AND tx_hash = $2
           RETURNING record_id`,
         [
@@ -630,6 +703,7 @@ export class TransactionSender {
           mined.contractAddress,
           timestamp,
           receipt.index,
+          receipt.gasPrice.toString(),
         ],
       )) as [Array<{ record_id: string | null }>, number];
       const recordId = rows[0]?.record_id;

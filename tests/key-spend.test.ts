@@ -1,0 +1,190 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
+import { JsonRpcProvider } from 'ethers';
+import { client, type Client } from './kit/http';
+import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
+import { login, type LoggedIn } from './kit/login';
+import { spawnSibling, type ServiceProcess } from './kit/process';
+import { startStack, type Stack } from './kit/stack';
+
+// Spend caps of API keys (docs/api.md, "API keys": spend caps), against a real PostgreSQL and anvil:
+// refusals send nothing, and the caps of a day hold exactly across two instances.
+
+const TILL_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Till {
+    uint256 public total;
+    function pay() external payable { total += msg.value; }
+    function bump() external { total += 1; }
+}
+`;
+
+let stack: Stack;
+let api: Client;
+let dev: LoggedIn;
+let till: DeployedContract;
+let provider: JsonRpcProvider;
+
+const keysUrl = () => `/api/devportal/developers/${dev.developerId}/api-keys`;
+const patch = (keyId: string, body: unknown) =>
+  api.call('PATCH', `/api/devportal/api-keys/${keyId}`, body, { token: dev.token });
+const listItem = async (keyId: string) =>
+  ((await api.get(keysUrl(), { token: dev.token })).body.items as any[]).find((k) => k.id === keyId);
+const pay = (apiKey: string, value: string, on: Client = api) =>
+  on.post(`/api/devportal/contracts/${till.id}/invoke/pay`, { value }, { apiKey });
+const nonce = () => provider.getTransactionCount(dev.walletAddress, 'pending');
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack.url);
+  dev = await login(api, stack.ca);
+  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
+  till = await deployRegistered(api, dev, TILL_SOURCE);
+  provider = new JsonRpcProvider(stack.app.rpcUrls.testnet!, undefined, { staticNetwork: true, cacheTimeout: -1 });
+}, 180_000);
+afterAll(async () => {
+  provider?.destroy();
+  await stack?.stop();
+});
+
+describe('spend caps at creation and by PATCH', () => {
+  it('stores and lists the caps; PATCH replaces them, null lifts them', async () => {
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '1000', maxGasPerDay: '5000000' } });
+    expect((await listItem(k.id)).spend).toEqual({
+      maxValueWeiPerTx: '1000',
+      maxValueWeiPerDay: null,
+      maxFeePerGasWei: null,
+      maxGasPerDay: '5000000',
+    });
+    const patched = await patch(k.id, { spend: { maxValueWeiPerDay: '123456789012345678901234567890' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.spend).toEqual({
+      maxValueWeiPerTx: null,
+      maxValueWeiPerDay: '123456789012345678901234567890',
+      maxFeePerGasWei: null,
+      maxGasPerDay: null,
+    });
+    expect((await patch(k.id, { spend: null })).body.spend).toBeNull();
+  });
+
+  it('refuses caps that are not decimal strings and unknown cap fields (400 naming them)', async () => {
+    for (const spend of [{ maxValueWeiPerTx: '-1' }, { maxValueWeiPerTx: '0x10' }, { maxGasPerDay: '1.5' }]) {
+      const res = await api.post(keysUrl(), { spend }, { token: dev.token });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(JSON.stringify(res.body.error)).toMatch(/spend\.(maxValueWeiPerTx|maxGasPerDay)/);
+    }
+    const unknown = await api.post(keysUrl(), { spend: { maxWei: '1' } }, { token: dev.token });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body.error)).toContain('maxWei');
+  });
+});
+
+describe('refusals send nothing', () => {
+  it('maxValueWeiPerTx: a larger value is 422 SPEND_LIMIT_EXCEEDED with the limit and what is left', async () => {
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '1000' } });
+    const before = await nonce();
+    const res = await pay(k.apiKey, '1001');
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxValueWeiPerTx', max: '1000', left: '1000', requested: '1001' },
+    });
+    expect(await nonce()).toBe(before);
+    const ok = await pay(k.apiKey, '1000');
+    expect({ status: ok.status, outcome: ok.body.status }).toEqual({ status: 201, outcome: 'success' });
+  });
+
+  it('maxFeePerGasWei: a network fee above the cap is refused', async () => {
+    const k = await newKey(api, dev, { spend: { maxFeePerGasWei: '1' } });
+    const before = await nonce();
+    const res = await pay(k.apiKey, '1');
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxFeePerGasWei', max: '1' },
+    });
+    expect(await nonce()).toBe(before);
+  });
+
+  it('maxGasPerDay: counts gas used once mined; the next invoke past it is refused', async () => {
+    const probe = await pay((await newKey(api, dev)).apiKey, '0');
+    expect(probe.status).toBe(201);
+    const gasUsed = BigInt(probe.body.gasUsed);
+    // Room for one invoke's gas limit (estimate plus margin) but not for a second one's.
+    const cap = gasUsed + 40_000n;
+    const k = await newKey(api, dev, { spend: { maxGasPerDay: cap.toString() } });
+    const first = await pay(k.apiKey, '0');
+    expect(first.status).toBe(201);
+    const before = await nonce();
+    const second = await pay(k.apiKey, '0');
+    expect(second.status).toBe(422);
+    expect(second.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxGasPerDay', max: cap.toString(), left: (cap - BigInt(first.body.gasUsed)).toString() },
+    });
+    expect(await nonce()).toBe(before);
+  });
+
+  it('the GraphQL face refuses the same way', async () => {
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '5' } });
+    const res = await api.graphql(
+      `mutation($id: ID!) { invokeContract(id: $id, method: "pay", value: "6") { txHash } }`,
+      { id: till.id },
+      { apiKey: k.apiKey },
+    );
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('SPEND_LIMIT_EXCEEDED');
+  });
+});
+
+describe('spentTodayWei', () => {
+  it('is value plus gas used × effective gas price of the key’s transactions of the day', async () => {
+    const k = await newKey(api, dev);
+    const a = await pay(k.apiKey, '777');
+    const b = await pay(k.apiKey, '0');
+    let expected = 777n;
+    for (const r of [a, b]) {
+      expect(r.status).toBe(201);
+      const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
+      expected += receipt.gasUsed * receipt.gasPrice;
+    }
+    expect((await listItem(k.id)).spentTodayWei).toBe(expected.toString());
+  });
+});
+
+describe('on two instances', () => {
+  let sibling: ServiceProcess;
+  beforeAll(async () => {
+    sibling = await spawnSibling(stack);
+  }, 60_000);
+  afterAll(async () => {
+    await sibling?.stop();
+  });
+
+  it('50 concurrent invokes: exactly maxValueWeiPerDay is spent, the rest 422 with nothing sent', async () => {
+    const siblingApi = client(sibling.url);
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerDay: '10000' } });
+    const tillBefore = await provider.getBalance(till.address);
+    const nonceBefore = await nonce();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => pay(k.apiKey, '1000', i % 2 ? siblingApi : api)),
+    );
+    const ok = results.filter((r) => r.status === 201);
+    const refused = results.filter((r) => r.status === 422);
+    expect(ok).toHaveLength(10);
+    expect(refused).toHaveLength(40);
+    for (const r of ok) expect(r.body.status).toBe('success');
+    for (const r of refused) {
+      expect(r.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxValueWeiPerDay' } });
+    }
+    expect(await provider.getBalance(till.address)).toBe(tillBefore + 10_000n);
+    expect(await nonce()).toBe(nonceBefore + 10);
+    const item = await listItem(k.id);
+    let expected = 10_000n;
+    for (const r of ok) {
+      const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
+      expected += receipt.gasUsed * receipt.gasPrice;
+    }
+    expect(item.spentTodayWei).toBe(expected.toString());
+  }, 120_000);
+});
