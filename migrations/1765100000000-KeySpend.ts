@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Spend caps of API keys (docs/api.md, "API keys": spend caps): the four caps of a key, and on each
  * signed transaction the key it was sent with, its gas limit, its fee per gas and, once mined, its
- * effective gas price, from which a key's spend of the day is counted exactly.
+ * effective gas price, from which a key's spend of the day is counted exactly; and the raw
+ * transactions a key sent through the JSON-RPC door.
  */
 export class KeySpend1765100000000 implements MigrationInterface {
   name = 'KeySpend1765100000000';
@@ -25,9 +26,23 @@ export class KeySpend1765100000000 implements MigrationInterface {
       `CREATE INDEX chain_transactions_api_key_day ON chain_transactions (api_key_id, created_at)
         WHERE api_key_id IS NOT NULL`,
     );
+    // Raw transactions sent through the JSON-RPC door with a key: not the service's, not tracked.
+    await q.query(`
+      CREATE TABLE api_key_door_sends (
+        network text NOT NULL,
+        tx_hash text NOT NULL,
+        api_key_id uuid NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+        value_wei numeric(78, 0) NOT NULL,
+        gas_limit numeric(78, 0) NOT NULL,
+        fee_per_gas_wei numeric(78, 0) NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (network, tx_hash)
+      )`);
+    await q.query(`CREATE INDEX api_key_door_sends_key_day ON api_key_door_sends (api_key_id, created_at)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE api_key_door_sends`);
     await q.query(`DROP INDEX chain_transactions_api_key_day`);
     await q.query(`
       ALTER TABLE chain_transactions

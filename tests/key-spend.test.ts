@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
-import { JsonRpcProvider } from 'ethers';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { ANVIL_KEYS } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
@@ -149,6 +150,53 @@ describe('spentTodayWei', () => {
       expected += receipt.gasUsed * receipt.gasPrice;
     }
     expect((await listItem(k.id)).spentTodayWei).toBe(expected.toString());
+  });
+});
+
+describe('the JSON-RPC door', () => {
+  async function sendRaw(apiKey: string, signed: string) {
+    const res = await fetch(`${stack.url}/rpc/testnet/${apiKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [signed] }),
+    });
+    return (await res.json()) as any;
+  }
+
+  it('eth_sendRawTransaction meets the caps; a transaction the node refuses gives back its reservation', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[1]!);
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '100', maxValueWeiPerDay: '150' } });
+    const sign = (value: bigint, nonce: number) =>
+      wallet.signTransaction({
+        to: wallet.address,
+        value,
+        nonce,
+        gasLimit: 21_000n,
+        gasPrice: 10_000_000_000n,
+        chainId: 17991n,
+      });
+    const start = await provider.getTransactionCount(wallet.address, 'pending');
+    const tooMuch = await sendRaw(k.apiKey, await sign(101n, start));
+    expect(tooMuch.error).toMatchObject({
+      code: -32003,
+      data: { limit: 'maxValueWeiPerTx', max: '100', left: '100', requested: '101' },
+    });
+    expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+    const first = await sendRaw(k.apiKey, await sign(100n, start));
+    expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
+    await provider.waitForTransaction(first.result as string);
+    // Sent twice: relayed, counted once.
+    await sendRaw(k.apiKey, await sign(100n, start));
+    const past = await sendRaw(k.apiKey, await sign(60n, start + 1));
+    expect(past.error).toMatchObject({ code: -32003, data: { limit: 'maxValueWeiPerDay', left: '50' } });
+    // A nonce already used: the node refuses it, and its 40 wei come back.
+    const refused = await sendRaw(k.apiKey, await sign(40n, start));
+    expect(refused.error).toBeDefined();
+    const last = await sendRaw(k.apiKey, await sign(50n, start + 1));
+    expect(last.result).toMatch(/^0x[0-9a-f]{64}$/);
+    await provider.waitForTransaction(last.result as string);
+    expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(start + 2);
+    expect((await listItem(k.id)).spentTodayWei).toBe('150');
   });
 });
 

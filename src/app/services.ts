@@ -216,6 +216,7 @@ export function createServices(deps: {
     // eth_subscribe follows the blocks the explorer's watcher publishes (liveBlocks' feed).
     new RpcSubscriptions(deps.chains, (network) => explorer.blocks.subscribeLiveBlocks(network as NetworkName)),
     deps.logger,
+    deps.ds,
   );
   const analytics = new AnalyticsService(deps.ds, usage);
   const webhooks = new WebhookService(

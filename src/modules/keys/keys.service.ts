@@ -291,10 +291,15 @@ export class ApiKeyService {
   private async spentToday(keyIds: string[]): Promise<Map<string, string>> {
     if (keyIds.length === 0) return new Map();
     const rows = (await this.ds.query(
-      `SELECT api_key_id, sum(value_wei + coalesce(gas_used * effective_gas_price_wei, 0))::text AS spent
-         FROM chain_transactions
-        WHERE api_key_id = ANY($1::uuid[]) AND status <> 'dropped'
-          AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
+      `SELECT api_key_id, sum(spent)::text AS spent FROM (
+         SELECT api_key_id, value_wei + coalesce(gas_used * effective_gas_price_wei, 0) AS spent
+           FROM chain_transactions
+          WHERE api_key_id = ANY($1::uuid[]) AND status <> 'dropped'
+            AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
+         UNION ALL
+         SELECT api_key_id, value_wei FROM api_key_door_sends
+          WHERE api_key_id = ANY($1::uuid[])
+            AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s
         GROUP BY api_key_id`,
       [keyIds],
     )) as Array<{ api_key_id: string; spent: string }>;

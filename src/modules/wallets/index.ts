@@ -5,6 +5,8 @@ export {
   checkSpendPerTx,
   feePerGasOf,
   reserveSpend,
+  reserveDoorSend,
+  refundDoorSend,
   type PreparedTransaction,
   type SendRequest,
   type TransactionSigner,
