@@ -21,7 +21,8 @@ export class KeySpend1765100000000 implements MigrationInterface {
         ADD COLUMN api_key_id uuid,
         ADD COLUMN gas_limit numeric(78, 0),
         ADD COLUMN fee_per_gas_wei numeric(78, 0),
-        ADD COLUMN effective_gas_price_wei numeric(78, 0)`);
+        ADD COLUMN effective_gas_price_wei numeric(78, 0),
+        ADD COLUMN timeout_at timestamptz`);
     await q.query(
       `CREATE INDEX chain_transactions_api_key_day ON chain_transactions (api_key_id, created_at)
         WHERE api_key_id IS NOT NULL`,
@@ -46,7 +47,8 @@ export class KeySpend1765100000000 implements MigrationInterface {
     await q.query(`DROP INDEX chain_transactions_api_key_day`);
     await q.query(`
       ALTER TABLE chain_transactions
-        DROP COLUMN api_key_id, DROP COLUMN gas_limit, DROP COLUMN fee_per_gas_wei, DROP COLUMN effective_gas_price_wei`);
+        DROP COLUMN api_key_id, DROP COLUMN gas_limit, DROP COLUMN fee_per_gas_wei, DROP COLUMN effective_gas_price_wei,
+        DROP COLUMN timeout_at`);
     await q.query(`
       ALTER TABLE api_keys
         DROP COLUMN spend_max_value_wei_per_tx, DROP COLUMN spend_max_value_wei_per_day,

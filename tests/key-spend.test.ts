@@ -1,11 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { JsonRpcProvider, Wallet } from 'ethers';
-import { ANVIL_KEYS } from './kit/chain';
+import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
-import { startStack, type Stack } from './kit/stack';
+import { startStack, trackerPass, type Stack } from './kit/stack';
 
 // Spend caps of API keys (docs/api.md, "API keys": spend caps), against a real PostgreSQL and anvil:
 // refusals send nothing, and the caps of a day hold exactly across two instances.
@@ -41,7 +41,7 @@ beforeAll(async () => {
   dev = await login(api, stack.ca);
   expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
   till = await deployRegistered(api, dev, TILL_SOURCE);
-  provider = new JsonRpcProvider(stack.app.rpcUrls.testnet!, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  provider = providerOf(stack, 'testnet');
 }, 180_000);
 afterAll(async () => {
   provider?.destroy();
@@ -200,6 +200,64 @@ describe('the JSON-RPC door', () => {
   });
 });
 
+describe('invoke fee overrides (docs/api.md, Gateway)', () => {
+  const invoke = (apiKey: string, body: Record<string, unknown>) =>
+    api.post(`/api/devportal/contracts/${till.id}/invoke/bump`, body, { apiKey });
+
+  it('signs with the maxFeePerGas and maxPriorityFeePerGas asked', async () => {
+    const k = await newKey(api, dev);
+    const res = await invoke(k.apiKey, { maxFeePerGas: '30000000000', maxPriorityFeePerGas: '2000000000' });
+    expect({ status: res.status, outcome: res.body.status }).toEqual({ status: 201, outcome: 'success' });
+    const tx = (await provider.getTransaction(res.body.txHash))!;
+    expect({ type: tx.type, maxFee: tx.maxFeePerGas, tip: tx.maxPriorityFeePerGas }).toEqual({
+      type: 2,
+      maxFee: 30_000_000_000n,
+      tip: 2_000_000_000n,
+    });
+  });
+
+  it('signs a legacy transaction with the gasPrice asked', async () => {
+    const k = await newKey(api, dev);
+    const res = await invoke(k.apiKey, { gasPrice: '0x6fc23ac00' });
+    expect(res.status).toBe(201);
+    const tx = (await provider.getTransaction(res.body.txHash))!;
+    expect({ type: tx.type, gasPrice: tx.gasPrice }).toEqual({ type: 0, gasPrice: 30_000_000_000n });
+  });
+
+  it('refuses contradictory, malformed and unknown fields (400 naming them), nothing sent', async () => {
+    const k = await newKey(api, dev);
+    const before = await nonce();
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ gasPrice: '1', maxFeePerGas: '2' }, 400, 'gasPrice'],
+      [{ maxFeePerGas: '1000000000', maxPriorityFeePerGas: '2000000000' }, 400, 'maxPriorityFeePerGas'],
+      [{ maxFeePerGas: '-5' }, 400, 'maxFeePerGas'],
+      [{ timeoutSeconds: 0 }, 400, 'timeoutSeconds'],
+      [{ timeoutSeconds: 604_801 }, 400, 'timeoutSeconds'],
+      [{ maxFee: '1' }, 400, 'maxFee'],
+    ];
+    for (const [body, status, field] of cases) {
+      const res = await invoke(k.apiKey, body);
+      expect({ body, status: res.status }).toEqual({ body, status });
+      expect(JSON.stringify(res.body.error)).toContain(field);
+    }
+    expect(await nonce()).toBe(before);
+  });
+
+  it('a fee above the key’s maxFeePerGasWei is 422 SPEND_LIMIT_EXCEEDED; below it is sent', async () => {
+    const k = await newKey(api, dev, { spend: { maxFeePerGasWei: '40000000000' } });
+    const before = await nonce();
+    const over = await invoke(k.apiKey, { maxFeePerGas: '40000000001', maxPriorityFeePerGas: '1' });
+    expect(over.status).toBe(422);
+    expect(over.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxFeePerGasWei', requested: '40000000001' },
+    });
+    expect(await nonce()).toBe(before);
+    const ok = await invoke(k.apiKey, { maxFeePerGas: '40000000000', maxPriorityFeePerGas: '1' });
+    expect(ok.status).toBe(201);
+  });
+});
+
 describe('on two instances', () => {
   let sibling: ServiceProcess;
   beforeAll(async () => {
@@ -235,4 +293,38 @@ describe('on two instances', () => {
     }
     expect(item.spentTodayWei).toBe(expected.toString());
   }, 120_000);
+});
+
+describe('timeoutSeconds', () => {
+  const node = (method: string, params: unknown[] = []) => provider.send(method, params);
+
+  it('not mined in time: the record fails "timed out" and its nonce is taken by a no-op, the next invoke lands', async () => {
+    const k = await newKey(api, dev);
+    const automine = (await node('anvil_getAutomine')) as boolean;
+    const interval = (await node('anvil_getIntervalMining')) as number;
+    await node('evm_setIntervalMining', [0]);
+    await node('evm_setAutomine', [false]);
+    try {
+      const start = await provider.getTransactionCount(dev.walletAddress, 'latest');
+      const res = await api.post(
+        `/api/devportal/contracts/${till.id}/invoke/bump`,
+        { timeoutSeconds: 1 },
+        { apiKey: k.apiKey },
+      );
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ status: 'pending', blockNumber: null });
+      await new Promise((r) => setTimeout(r, 1200));
+      await trackerPass(stack);
+      const record = await api.get(`/api/devportal/transactions/${res.body.transactionId}`, { token: dev.token });
+      expect(record.body).toMatchObject({ status: 'failed', error: 'timed out' });
+      await node('evm_mine');
+      expect(await provider.getTransactionReceipt(res.body.txHash)).toBeNull();
+      expect(await provider.getTransactionCount(dev.walletAddress, 'latest')).toBe(start + 1);
+    } finally {
+      await node('evm_setAutomine', [automine]);
+      await node('evm_setIntervalMining', [interval]);
+    }
+    const next = await api.post(`/api/devportal/contracts/${till.id}/invoke/bump`, {}, { apiKey: k.apiKey });
+    expect({ status: next.status, outcome: next.body.status }).toEqual({ status: 201, outcome: 'success' });
+  }, 60_000);
 });

@@ -11,7 +11,13 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert, decodeRevertData, isInsufficientFunds } from '../../chain/revert-decoder';
 import { classifySendError, type SendOutcome } from '../../chain/send-outcome';
-import { applyFeePolicy, type FeeFields, type FeeFloor } from '../../chain/fee-policy';
+import {
+  applyFeeOverrides,
+  applyFeePolicy,
+  type FeeFields,
+  type FeeFloor,
+  type FeeOverrides,
+} from '../../chain/fee-policy';
 import { waitForReceipt } from '../../chain/receipt-wait';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
@@ -43,6 +49,10 @@ export interface SendRequest {
   iface?: Interface;
   /** Use exactly this nonce (to fill a gap) instead of the next free one. */
   fixedNonce?: number;
+  /** The caller's fees, within the network's policy (docs/api.md, "Gateway": fee overrides). */
+  feeOverrides?: FeeOverrides;
+  /** Not mined within this many seconds of being sent: replaced, its record failed "timed out". */
+  timeoutSeconds?: number;
   /** Fees at least this high (a replacement must outbid the transaction it replaces). */
   minFees?: FeeFloor;
   /** The transaction record this send is for: it follows the send (pending, then mined or failed). */
@@ -350,7 +360,13 @@ export class TransactionSender {
     ]).catch(async (e: unknown) => {
       throw await this.translate(e, req);
     });
-    const fees = applyFeePolicy(req.network, this.chains.feePolicy(req.network), feeData, req.minFees);
+    const policy = this.chains.feePolicy(req.network);
+    const fees = applyFeeOverrides(
+      req.network,
+      policy,
+      applyFeePolicy(req.network, policy, feeData, req.minFees),
+      req.feeOverrides ?? {},
+    );
     const pricePerGas = fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice;
     const required = gasLimit * pricePerGas + (req.value ?? 0n);
     if (balance < required) {
@@ -507,12 +523,13 @@ export class TransactionSender {
         manager.query(
           `INSERT INTO chain_transactions
              (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id,
-              method, status, record_id, api_key_id, gas_limit, fee_per_gas_wei)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15)
+              method, status, record_id, api_key_id, gas_limit, fee_per_gas_wei, timeout_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15,
+                   now() + make_interval(secs => $16::int))
            ON CONFLICT (network, tx_hash) DO UPDATE
              SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
                  contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, record_id = EXCLUDED.record_id,
-                 api_key_id = EXCLUDED.api_key_id, created_at = now()
+                 api_key_id = EXCLUDED.api_key_id, timeout_at = EXCLUDED.timeout_at, created_at = now()
              WHERE chain_transactions.status = 'dropped'`,
           [
             req.network,
@@ -530,6 +547,7 @@ export class TransactionSender {
             req.apiKey?.keyId ?? null,
             gasLimit.toString(),
             feePerGasOf(fees).toString(),
+            req.timeoutSeconds ?? null,
           ],
         );
       if (req.onRecorded || req.recordId || req.apiKey?.spend) {
@@ -766,7 +784,7 @@ export class TransactionSender {
    * Ends a pending signed transaction as dropped (never mined, never will be) and its record as
    * failed with `reason`, in one database transaction. False when it was no longer pending.
    */
-  async recordDropped(network: Network, txHash: string, reason: string): Promise<boolean> {
+  async recordDropped(network: Network, txHash: string, reason: string, verbatim = false): Promise<boolean> {
     return this.ds.transaction(async (m) => {
       const [rows] = (await m.query(
         `UPDATE chain_transactions SET status = 'dropped'
@@ -775,7 +793,7 @@ export class TransactionSender {
       )) as [Array<{ record_id: string | null }>, number];
       if (rows.length === 0) return false;
       const recordId = rows[0]?.record_id;
-      if (recordId) await this.records.failed(m, recordId, `dropped: ${reason}`);
+      if (recordId) await this.records.failed(m, recordId, verbatim ? reason : `dropped: ${reason}`);
       return true;
     });
   }
