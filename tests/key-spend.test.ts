@@ -2,7 +2,7 @@
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
-import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
+import { deployRegistered, gatewayUser, newKey, type DeployedContract } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { startStack, trackerPass, type Stack } from './kit/stack';
@@ -246,14 +246,14 @@ describe('invoke fee overrides (docs/api.md, Gateway)', () => {
   it('a fee above the key’s maxFeePerGasWei is 422 SPEND_LIMIT_EXCEEDED; below it is sent', async () => {
     const k = await newKey(api, dev, { spend: { maxFeePerGasWei: '40000000000' } });
     const before = await nonce();
-    const over = await invoke(k.apiKey, { maxFeePerGas: '40000000001', maxPriorityFeePerGas: '1' });
+    const over = await invoke(k.apiKey, { maxFeePerGas: '40000000001', maxPriorityFeePerGas: '2000000000' });
     expect(over.status).toBe(422);
     expect(over.body.error).toMatchObject({
       code: 'SPEND_LIMIT_EXCEEDED',
       details: { limit: 'maxFeePerGasWei', requested: '40000000001' },
     });
     expect(await nonce()).toBe(before);
-    const ok = await invoke(k.apiKey, { maxFeePerGas: '40000000000', maxPriorityFeePerGas: '1' });
+    const ok = await invoke(k.apiKey, { maxFeePerGas: '40000000000', maxPriorityFeePerGas: '2000000000' });
     expect(ok.status).toBe(201);
   });
 });
@@ -327,4 +327,36 @@ describe('timeoutSeconds', () => {
     const next = await api.post(`/api/devportal/contracts/${till.id}/invoke/bump`, {}, { apiKey: k.apiKey });
     expect({ status: next.status, outcome: next.body.status }).toEqual({ status: 201, outcome: 'success' });
   }, 60_000);
+});
+
+describe('a free-gas network (gas price 0, legacy transactions) behind a Besu front', () => {
+  let free: Stack;
+  beforeAll(async () => {
+    free = await startStack({ TESTNET_GAS_PRICE_WEI: '0' }, { freeGas: true, minGasPrice: 0n });
+  }, 60_000);
+  afterAll(async () => {
+    await free?.stop();
+  });
+
+  it('zero caps allow free transactions; a price asked above them is refused, EIP-1559 fields are 400', async () => {
+    const freeApi = client(free.url);
+    const { dev: owner, contract } = await gatewayUser(freeApi, free.ca, TILL_SOURCE);
+    const invoke = (apiKey: string, body: Record<string, unknown>) =>
+      freeApi.post(`/api/devportal/contracts/${contract.id}/invoke/bump`, body, { apiKey });
+    const k = await newKey(freeApi, owner, { spend: { maxFeePerGasWei: '0', maxValueWeiPerDay: '0' } });
+    const ok = await invoke(k.apiKey, {});
+    expect({ status: ok.status, outcome: ok.body.status }).toEqual({ status: 201, outcome: 'success' });
+    expect((await invoke(k.apiKey, { gasPrice: '0' })).status).toBe(201);
+    const priced = await invoke(k.apiKey, { gasPrice: '1' });
+    expect(priced.status).toBe(422);
+    expect(priced.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxFeePerGasWei' } });
+    const eip1559 = await invoke(k.apiKey, { maxFeePerGas: '0' });
+    expect(eip1559.status).toBe(400);
+    expect(eip1559.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'maxFeePerGas' } });
+    const item = (
+      (await freeApi.get(`/api/devportal/developers/${owner.developerId}/api-keys`, { token: owner.token })).body
+        .items as any[]
+    ).find((i) => i.id === k.id);
+    expect(item.spentTodayWei).toBe('0');
+  }, 120_000);
 });
