@@ -371,6 +371,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: 'dev-jwt-or-api-key',
     summary: 'A transaction record (invoke, deploy, faucet drip): its developer’s token or the API key that sent it',
   },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/developers/{id}/transactions',
+    field: 'Query.developerTransactions',
+    auth: 'dev-jwt',
+    summary: 'The developer’s transaction records, newest first, by network, status, kind and contract',
+  },
   // Analytics
   {
     area: 'devportal',
