@@ -27,6 +27,12 @@ export class KeySpend1765100000000 implements MigrationInterface {
       `CREATE INDEX chain_transactions_api_key_day ON chain_transactions (api_key_id, created_at)
         WHERE api_key_id IS NOT NULL`,
     );
+    // A queued record can be cancelled (docs/api.md, "Transactions": cancel).
+    await q.query(`
+      ALTER TABLE transaction_records
+        DROP CONSTRAINT transaction_records_status_check,
+        ADD CONSTRAINT transaction_records_status_check
+          CHECK (status IN ('queued', 'pending', 'success', 'reverted', 'failed', 'cancelled'))`);
     // Raw transactions sent through the JSON-RPC door with a key: not the service's, not tracked.
     await q.query(`
       CREATE TABLE api_key_door_sends (
@@ -44,6 +50,11 @@ export class KeySpend1765100000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE api_key_door_sends`);
+    await q.query(`
+      ALTER TABLE transaction_records
+        DROP CONSTRAINT transaction_records_status_check,
+        ADD CONSTRAINT transaction_records_status_check
+          CHECK (status IN ('queued', 'pending', 'success', 'reverted', 'failed'))`);
     await q.query(`DROP INDEX chain_transactions_api_key_day`);
     await q.query(`
       ALTER TABLE chain_transactions

@@ -379,6 +379,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: 'dev-jwt',
     summary: 'The developer’s transaction records, newest first, by network, status, kind and contract',
   },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/transactions/{id}/cancel',
+    field: 'Mutation.cancelTransaction',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'Cancel a queued transaction (no nonce used); pending, mined or ended ones are 409',
+  },
   // Analytics
   {
     area: 'devportal',

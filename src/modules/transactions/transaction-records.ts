@@ -10,7 +10,7 @@ export interface TransactionRecordView {
   network: string;
   contractId: string | null;
   method: string | null;
-  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed';
+  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed' | 'cancelled';
   txHash: string | null;
   nonce: number | null;
   blockNumber: number | null;
@@ -256,6 +256,21 @@ export class TransactionRecords {
         ),
       );
       if (row) await this.changed(tm, row);
+      return row !== undefined;
+    });
+  }
+
+  /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */
+  async cancelQueued(id: string): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const [row] = updated(
+        await m.query(
+          `UPDATE transaction_records SET status = 'cancelled', updated_at = now()
+            WHERE id = $1 AND status = 'queued' RETURNING ${COLUMNS}`,
+          [id],
+        ),
+      );
+      if (row) await this.changed(m, row);
       return row !== undefined;
     });
   }

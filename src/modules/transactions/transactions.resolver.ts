@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { NetworkName } from '../../kernel/network-name';
 import type { RequestContext } from '../../auth/request-context';
 import type { TransactionService } from './transactions.service';
@@ -42,5 +42,17 @@ export class TransactionsResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayTransactionPage> {
     return this.transactions.list(ctx.session, id, { network, status, kind, contractId }, limit, cursor);
+  }
+
+  @Mutation(() => GatewayTransaction, {
+    description:
+      'Cancels a queued transaction (nothing signed yet): status cancelled, no nonce used. ' +
+      'Pending, mined or ended ones are INVALID_STATE.',
+  })
+  cancelTransaction(
+    @Arg('id', () => ID, { description: 'Transaction record id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayTransaction> {
+    return this.transactions.cancel(ctx.session, id);
   }
 }

@@ -21,6 +21,32 @@ export class TransactionService {
   }
 
   /**
+   * Cancels a queued record (docs/api.md, "Transactions": cancel): `cancelled`, no nonce used; its
+   * send, should it come, finds it ended and broadcasts nothing. Any other status → 409.
+   */
+  async cancel(session: Session, id: string): Promise<GatewayTransaction> {
+    await session.developerOrKey();
+    if (!isUuid(id)) throw new AppError('VALIDATION_FAILED', 'id must be a UUID', { field: 'id' });
+    const record = await this.records.find(id);
+    if (!record) throw new AppError('NOT_FOUND', 'No such transaction');
+    await session.transactionReader(record);
+    if (record.status === 'queued' && (await this.records.cancelQueued(id))) {
+      return toTransaction((await this.records.find(id))!);
+    }
+    const now = (await this.records.find(id))!;
+    if (now.status === 'pending') {
+      throw new AppError(
+        'INVALID_STATE',
+        'The transaction is pending: cancelling it by a replacement at its nonce is not supported yet',
+        { status: now.status },
+      );
+    }
+    throw new AppError('INVALID_STATE', `The transaction is ${now.status}: only a queued one can be cancelled`, {
+      status: now.status,
+    });
+  }
+
+  /**
    * A developer's transaction records, newest first, narrowed by network, status, kind and
    * contract (docs/api.md, "Transactions": list); the developer's own token only.
    */
@@ -61,7 +87,7 @@ export class TransactionService {
   }
 }
 
-const STATUSES: readonly string[] = ['queued', 'pending', 'success', 'reverted', 'failed'];
+const STATUSES: readonly string[] = ['queued', 'pending', 'success', 'reverted', 'failed', 'cancelled'];
 const KINDS: readonly string[] = ['invoke', 'deploy', 'faucet'];
 
 function toTransaction(record: StoredRecord): GatewayTransaction {
