@@ -15,6 +15,7 @@ import { RpcUsageKind1764700000000 } from './1764700000000-RpcUsageKind';
 import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContracts';
 import { KeyPolicies1764900000000 } from './1764900000000-KeyPolicies';
 import { Tokens1765000000000 } from './1765000000000-Tokens';
+import { KeySpend1765100000000 } from './1765100000000-KeySpend';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   VerifiedContracts1764800000000,
   KeyPolicies1764900000000,
   Tokens1765000000000,
+  KeySpend1765100000000,
 ];

@@ -86,6 +86,7 @@ describe('API keys', () => {
       rateLimitPerSecond: null,
       dailyQuota: null,
       requestsToday: 0,
+      spend: null,
       spentTodayWei: '0',
     });
     expect(JSON.stringify(list.body)).not.toContain(created.body.apiKey);

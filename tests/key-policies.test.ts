@@ -110,7 +110,8 @@ describe('policies at creation and by PATCH', () => {
       [{ allowedMethods: Array.from({ length: 101 }, (_, i) => `m${i}`) }, 'allowedMethods'],
       [{ rateLimitPerSecond: 101 }, 'rateLimitPerSecond'],
       [{ dailyQuota: 0 }, 'dailyQuota'],
-      [{ spend: { maxValueWeiPerTx: '1' } }, 'spend'],
+      [{ spend: { maxValueWeiPerTx: '1e18' } }, 'spend.maxValueWeiPerTx'],
+      [{ spend: { maxWeiPerYear: '1' } }, 'maxWeiPerYear'],
       [{ colour: 'blue' }, 'colour'],
     ];
     for (const [body, field] of cases) {

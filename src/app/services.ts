@@ -222,6 +222,7 @@ export function createServices(deps: {
     new RpcSubscriptions(deps.chains, (network) => explorer.blocks.subscribeLiveBlocks(network as NetworkName)),
     explorer.tokens,
     deps.logger,
+    deps.ds,
   );
   const analytics = new AnalyticsService(deps.ds, usage);
   const webhooks = new WebhookService(

@@ -11,6 +11,7 @@ describe('Authority key policies', () => {
     expiresAt: null,
     rateLimitPerSecond: null,
     dailyQuota: null,
+    spend: null,
   };
   const key = (policies: Partial<KeyPolicies>, contractIds: string[] | null = null): ApiKeyPrincipal => ({
     keyId: 'k',

@@ -28,6 +28,16 @@ export interface KeyPolicies {
   expiresAt: Date | null;
   rateLimitPerSecond: number | null;
   dailyQuota: number | null;
+  /** Spend caps; null: none set (docs/api.md, "API keys": spend caps). */
+  spend: SpendCaps | null;
+}
+
+/** A key's spend caps; a null cap is unrestricted. */
+export interface SpendCaps {
+  maxValueWeiPerTx: bigint | null;
+  maxValueWeiPerDay: bigint | null;
+  maxFeePerGasWei: bigint | null;
+  maxGasPerDay: bigint | null;
 }
 
 /** What a request presents besides its key: where it comes from. */

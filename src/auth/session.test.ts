@@ -18,6 +18,7 @@ describe('Session', () => {
       expiresAt: null,
       rateLimitPerSecond: null,
       dailyQuota: null,
+      spend: null,
     },
   };
 

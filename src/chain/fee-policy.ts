@@ -80,3 +80,63 @@ export function applyFeePolicy(network: Network, policy: FeePolicy, node: NodeFe
   }
   return { type: 2, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip };
 }
+
+/** Fees a caller asks for one transaction (docs/api.md, "Gateway": fee overrides). */
+export interface FeeOverrides {
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+}
+
+/**
+ * The fees of `base` (the network's policy) with the caller's overrides, within the network's
+ * policy: at least its minimum price (GAS_PRICE_WEI), at most its cap (MAX_FEE_PER_GAS_WEI);
+ * `gasPrice` signs a legacy transaction, `maxFeePerGas`/`maxPriorityFeePerGas` an EIP-1559 one
+ * (only where the network prices that way). 400 INVALID_ARGUMENT naming the field otherwise.
+ */
+export function applyFeeOverrides(
+  network: Network,
+  policy: FeePolicy,
+  base: FeeFields,
+  overrides: FeeOverrides,
+): FeeFields {
+  const minimum = policy.gasPriceWei ?? 0n;
+  const cap = policy.maxFeePerGasWei;
+  const invalid = (field: string, message: string, details: Record<string, string> = {}) =>
+    new AppError('INVALID_ARGUMENT', message, { field, ...details });
+  const within = (field: string, price: bigint) => {
+    if (price < minimum) {
+      throw invalid(field, `${field} ${price} is below the ${network} network's minimum of ${minimum} wei per gas`, {
+        minimumWei: minimum.toString(),
+      });
+    }
+    if (cap !== undefined && price > cap) {
+      throw invalid(field, `${field} ${price} is above this service's limit of ${cap} wei per gas on ${network}`, {
+        maxFeePerGasWei: cap.toString(),
+      });
+    }
+  };
+  const { gasPrice, maxFeePerGas, maxPriorityFeePerGas } = overrides;
+  if (gasPrice !== undefined) {
+    if (maxFeePerGas !== undefined || maxPriorityFeePerGas !== undefined) {
+      throw new AppError('VALIDATION_FAILED', 'Give gasPrice or maxFeePerGas/maxPriorityFeePerGas, not both', {
+        field: 'gasPrice',
+      });
+    }
+    within('gasPrice', gasPrice);
+    return { type: 0, gasPrice };
+  }
+  if (maxFeePerGas === undefined && maxPriorityFeePerGas === undefined) return base;
+  const field = maxFeePerGas !== undefined ? 'maxFeePerGas' : 'maxPriorityFeePerGas';
+  if (base.type !== 2) {
+    throw invalid(field, `The ${network} network prices gas the legacy way: give gasPrice instead`);
+  }
+  const tip =
+    maxPriorityFeePerGas ??
+    (maxFeePerGas !== undefined && maxFeePerGas < base.maxPriorityFeePerGas ? maxFeePerGas : base.maxPriorityFeePerGas);
+  const feeCap = maxFeePerGas ?? max(base.maxFeePerGas, tip);
+  if (tip > feeCap) throw invalid('maxPriorityFeePerGas', 'maxPriorityFeePerGas may not exceed maxFeePerGas');
+  within('maxPriorityFeePerGas', tip);
+  within('maxFeePerGas', feeCap);
+  return { type: 2, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip };
+}

@@ -15,4 +15,5 @@ export const LOCK_KEYS = {
   faucetDrips: (developerId: string) => `faucet:${developerId}`,
   apiKeys: (developerId: string) => `api-keys:${developerId}`,
   webhooks: (developerId: string) => `webhooks:${developerId}`,
+  keySpend: (keyId: string) => `key-spend:${keyId}`,
 } as const;

@@ -103,6 +103,16 @@ function withInputFromBody(args: ExecutionArgs, body: Record<string, unknown>): 
     const input: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(body)) if (!names.includes(k)) input[k] = v;
     prepared = { ...args, variableValues: { ...(args.variableValues ?? {}), input } };
+  } else {
+    // Without an input object, a body field that is not an argument would be dropped unseen: a
+    // client asking for a cap or a timeout must learn it is not applied (docs/api.md, "Conventions").
+    const unknown = Object.keys(body).filter((k) => !names.includes(k));
+    if (unknown.length > 0) {
+      throw new AppError('VALIDATION_FAILED', `Unknown field(s): ${unknown.join(', ')}`, {
+        field: unknown[0],
+        fields: unknown,
+      });
+    }
   }
   assertStrictBodyTypes(prepared, new Set(Object.keys(body)));
   return prepared;

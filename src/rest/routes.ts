@@ -371,6 +371,22 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: 'dev-jwt-or-api-key',
     summary: 'A transaction record (invoke, deploy, faucet drip): its developer’s token or the API key that sent it',
   },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/developers/{id}/transactions',
+    field: 'Query.developerTransactions',
+    auth: 'dev-jwt',
+    summary: 'The developer’s transaction records, newest first, by network, status, kind and contract',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/transactions/{id}/cancel',
+    field: 'Mutation.cancelTransaction',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'Cancel a queued transaction (no nonce used); pending, mined or ended ones are 409',
+  },
   // Analytics
   {
     area: 'devportal',

@@ -1,5 +1,5 @@
 import { GraphQLJSON } from '../../kernel/json-scalar';
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { GatewayService } from './gateway.service';
 import { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
@@ -68,11 +68,35 @@ export class GatewayResolver {
     value: string | null,
     @Arg('gasLimit', () => String, { nullable: true, description: 'Gas limit; estimated when absent.' })
     gasLimit: string | null,
+    @Arg('maxFeePerGas', () => String, {
+      nullable: true,
+      description: 'EIP-1559 fee cap (wei per gas), within the network’s and the key’s caps.',
+    })
+    maxFeePerGas: string | null,
+    @Arg('maxPriorityFeePerGas', () => String, {
+      nullable: true,
+      description: 'EIP-1559 tip (wei per gas), within the network’s and the key’s caps.',
+    })
+    maxPriorityFeePerGas: string | null,
+    @Arg('gasPrice', () => String, {
+      nullable: true,
+      description: 'Legacy gas price (wei per gas), within the network’s and the key’s caps.',
+    })
+    gasPrice: string | null,
+    @Arg('timeoutSeconds', () => Int, {
+      nullable: true,
+      description: 'Not mined within this many seconds (1..604800): failed "timed out", its nonce repaired.',
+    })
+    timeoutSeconds: number | null,
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayInvokeResult> {
     const result = await this.gateway.invoke(ctx.session, id, method, args, {
       value,
       gasLimit,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+      gasPrice,
+      timeoutSeconds,
       idempotencyKey: ctx.idempotencyKey,
       respondAsync: ctx.respondAsync,
     });

@@ -17,6 +17,7 @@ import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
 import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
+import { checkSpendPerTx, feePerGasOf } from '../wallets';
 import { CallCodec, dataBytes, DecodeBudget, elementsOf, findMethod, tooLarge, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore, type FirstAttempt } from './idempotency';
@@ -45,10 +46,18 @@ interface CallTrace {
 export interface InvokeOptions {
   value?: string | null;
   gasLimit?: string | null;
+  /** Fee overrides and a deadline (docs/api.md, "Gateway": fee overrides, timeoutSeconds). */
+  maxFeePerGas?: string | null;
+  maxPriorityFeePerGas?: string | null;
+  gasPrice?: string | null;
+  timeoutSeconds?: number | null;
   idempotencyKey?: string | null;
   /** Prefer: respond-async: answer once accepted (checks passed, record queued), send afterwards. */
   respondAsync?: boolean;
 }
+
+/** Longest timeoutSeconds of an invoke: 7 days (docs/api.md, "Gateway": timeoutSeconds). */
+const MAX_TIMEOUT_SECONDS = 604_800;
 
 /** Parses a non-negative integer given as a decimal or 0x string (wei, gas). */
 function parseUint(value: string | null | undefined, field: string): bigint | undefined {
@@ -174,6 +183,20 @@ export class GatewayService {
       }
       const value = parseUint(opts.value, 'value');
       const gasLimit = parseUint(opts.gasLimit, 'gasLimit');
+      const feeOverrides = {
+        maxFeePerGas: parseUint(opts.maxFeePerGas, 'maxFeePerGas'),
+        maxPriorityFeePerGas: parseUint(opts.maxPriorityFeePerGas, 'maxPriorityFeePerGas'),
+        gasPrice: parseUint(opts.gasPrice, 'gasPrice'),
+      };
+      const timeoutSeconds = opts.timeoutSeconds ?? undefined;
+      if (
+        timeoutSeconds !== undefined &&
+        (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS)
+      ) {
+        throw new AppError('VALIDATION_FAILED', `timeoutSeconds must be an integer from 1 to ${MAX_TIMEOUT_SECONDS}`, {
+          field: 'timeoutSeconds',
+        });
+      }
       if (value && value > 0n && !abiMethod.payable) {
         throw new AppError('INVALID_ARGUMENT', `${abiMethod.signature} is not payable: it cannot receive value`, {
           field: 'value',
@@ -195,6 +218,10 @@ export class GatewayService {
           method: abiMethod.signature,
           iface: contract.iface,
           onRecorded: first?.onRecorded,
+          // Counted against the key's spend caps when recorded (docs/api.md, "API keys": spend caps).
+          apiKey: { keyId: principal.keyId, spend: principal.policies.spend },
+          feeOverrides,
+          timeoutSeconds,
         };
         // Simulate first: a revert is answered with its reason and nothing is sent.
         await this.chains
@@ -204,6 +231,8 @@ export class GatewayService {
             throw await this.sender.translate(e, request);
           });
         const prepared = await this.sender.prepare(request);
+        if (principal.policies.spend)
+          checkSpendPerTx(principal.policies.spend, value ?? 0n, feePerGasOf(prepared.fees));
         const record = {
           kind: 'invoke' as const,
           network: request.network,
@@ -232,7 +261,7 @@ export class GatewayService {
         }
         const { id: recordId } = await this.sender.records.create(undefined, record);
         const { txHash } = await this.sender.send({ ...request, recordId }, prepared);
-        return this.outcome(contract.record.network, txHash, contract.iface, recordId);
+        return this.outcome(contract.record.network, txHash, contract.iface, recordId, timeoutSeconds);
       };
       const result = opts.idempotencyKey
         ? await this.idempotency.run(
@@ -246,6 +275,14 @@ export class GatewayService {
                   args ?? [],
                   opts.value ?? null,
                   opts.gasLimit ?? null,
+                  ...(opts.maxFeePerGas || opts.maxPriorityFeePerGas || opts.gasPrice || opts.timeoutSeconds
+                    ? [
+                        opts.maxFeePerGas ?? null,
+                        opts.maxPriorityFeePerGas ?? null,
+                        opts.gasPrice ?? null,
+                        timeoutSeconds ?? null,
+                      ]
+                    : []),
                 ]),
               )
               .digest('hex'),
@@ -293,9 +330,12 @@ export class GatewayService {
     txHash: string,
     iface: Interface,
     recordId?: string,
+    timeoutSeconds?: number,
   ): Promise<GatewayInvokeResult> {
     const transactionId = recordId ?? (await this.sender.records.idOfTransaction(network, txHash)) ?? null;
-    const mined = await this.sender.waitForReceipt(network, txHash, RECEIPT_TIMEOUT_MS, iface);
+    // A transaction given a shorter timeout is not waited for past it: the tracker ends it.
+    const waitMs = Math.min(RECEIPT_TIMEOUT_MS, (timeoutSeconds ?? Infinity) * 1000);
+    const mined = await this.sender.waitForReceipt(network, txHash, waitMs, iface);
     if (!mined) return { transactionId, txHash, blockNumber: null, gasUsed: null, status: 'pending' };
     const result: GatewayInvokeResult = {
       transactionId,

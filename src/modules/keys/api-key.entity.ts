@@ -67,6 +67,19 @@ export class ApiKeyEntity {
   @Column({ name: 'daily_quota', type: 'integer', nullable: true })
   dailyQuota!: number | null;
 
+  /** Spend caps (docs/api.md, "API keys": spend caps), wei or gas as decimal strings; null: no cap. */
+  @Column({ name: 'spend_max_value_wei_per_tx', type: 'numeric', precision: 78, scale: 0, nullable: true })
+  spendMaxValueWeiPerTx!: string | null;
+
+  @Column({ name: 'spend_max_value_wei_per_day', type: 'numeric', precision: 78, scale: 0, nullable: true })
+  spendMaxValueWeiPerDay!: string | null;
+
+  @Column({ name: 'spend_max_fee_per_gas_wei', type: 'numeric', precision: 78, scale: 0, nullable: true })
+  spendMaxFeePerGasWei!: string | null;
+
+  @Column({ name: 'spend_max_gas_per_day', type: 'numeric', precision: 78, scale: 0, nullable: true })
+  spendMaxGasPerDay!: string | null;
+
   /** SHA-256 of the secret a rotation replaced; it works until previousKeyValidUntil. */
   @Column({ name: 'previous_key_hash', type: 'text', nullable: true, select: false })
   previousKeyHash!: string | null;

@@ -5,7 +5,7 @@ import { AppError } from '../../errors/app-error';
 import type { Logger } from '../../logger';
 import { isUuid } from '../../kernel/pagination';
 import { apiKeyOf, type Credentials } from '../../auth/credentials';
-import { parseIpRange, type ApiKeyPrincipal, type Authority } from '../../auth/authority';
+import { parseIpRange, type ApiKeyPrincipal, type Authority, type SpendCaps } from '../../auth/authority';
 import type { ProjectService } from '../projects';
 import { ApiKeyEntity, type ApiKeyScope } from './api-key.entity';
 import type {
@@ -16,8 +16,11 @@ import type {
   RevokedApiKey,
   RotateApiKeyInput,
   RotatedApiKey,
+  SpendCapsInfo,
+  SpendCapsInput,
   UpdateApiKeyInput,
 } from './keys.types';
+import { CAP_PATTERN } from './keys.types';
 import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel';
 import type { Session } from '../../auth/session';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
@@ -80,7 +83,36 @@ function isExactOrigin(entry: string): boolean {
   }
 }
 
-const toInfo = (k: ApiKeyEntity, requestsToday = 0): ApiKeyInfo => ({
+/** The spend cap columns of api_keys, by field of `spend`. */
+const SPEND_COLUMNS = {
+  maxValueWeiPerTx: 'spend_max_value_wei_per_tx',
+  maxValueWeiPerDay: 'spend_max_value_wei_per_day',
+  maxFeePerGasWei: 'spend_max_fee_per_gas_wei',
+  maxGasPerDay: 'spend_max_gas_per_day',
+} as const;
+type SpendField = keyof typeof SPEND_COLUMNS;
+
+/** A `spend` input as column values: every cap given or null (a PATCH replaces the caps as a whole). */
+function spendValues(spend: SpendCapsInput | null): Record<SpendField, string | null> {
+  return {
+    maxValueWeiPerTx: spend?.maxValueWeiPerTx ?? null,
+    maxValueWeiPerDay: spend?.maxValueWeiPerDay ?? null,
+    maxFeePerGasWei: spend?.maxFeePerGasWei ?? null,
+    maxGasPerDay: spend?.maxGasPerDay ?? null,
+  };
+}
+
+function spendInfo(k: ApiKeyEntity): SpendCapsInfo | null {
+  const caps = {
+    maxValueWeiPerTx: k.spendMaxValueWeiPerTx,
+    maxValueWeiPerDay: k.spendMaxValueWeiPerDay,
+    maxFeePerGasWei: k.spendMaxFeePerGasWei,
+    maxGasPerDay: k.spendMaxGasPerDay,
+  };
+  return Object.values(caps).every((v) => v === null) ? null : caps;
+}
+
+const toInfo = (k: ApiKeyEntity, requestsToday = 0, spentTodayWei = '0'): ApiKeyInfo => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -98,9 +130,9 @@ const toInfo = (k: ApiKeyEntity, requestsToday = 0): ApiKeyInfo => ({
   expiresAt: k.expiresAt,
   rateLimitPerSecond: k.rateLimitPerSecond,
   dailyQuota: k.dailyQuota,
+  spend: spendInfo(k),
   requestsToday,
-  // Spend caps are not built yet: nothing is counted (docs/api.md, "API keys": policies).
-  spentTodayWei: '0',
+  spentTodayWei,
 });
 
 /** Issues, lists and revokes API keys, and checks them on every gateway call. */
@@ -170,10 +202,14 @@ export class ApiKeyService {
     if (input.contractId && input.contractIds) {
       throw new AppError('VALIDATION_FAILED', 'Give contractId or contractIds, not both', { field: 'contractIds' });
     }
-    const policies = await this.checkedPolicies(caller.id, {
-      ...pickPolicies(input),
-      contractIds: input.contractIds ?? (input.contractId ? [input.contractId] : undefined),
-    });
+    const policies = await this.checkedPolicies(
+      caller.id,
+      {
+        ...pickPolicies(input),
+        contractIds: input.contractIds ?? (input.contractId ? [input.contractId] : undefined),
+      },
+      input.spend,
+    );
     const contractIds = policies.contractIds ?? null;
     const { key, prefix, hash } = generateApiKey();
     const row = await this.ds.transaction(async (tx) => {
@@ -208,6 +244,7 @@ export class ApiKeyService {
         expiresAt: policies.expiresAt ?? null,
         rateLimitPerSecond: policies.rateLimitPerSecond ?? null,
         dailyQuota: policies.dailyQuota ?? null,
+        ...spendColumnsOf(input.spend ?? null),
         previousKeyHash: null,
         previousKeyValidUntil: null,
       });
@@ -231,8 +268,9 @@ export class ApiKeyService {
     const rows = await this.ds
       .getRepository(ApiKeyEntity)
       .find({ where: { developerId: caller.id }, order: { createdAt: 'ASC', id: 'ASC' } });
-    const counts = await this.requestsToday(rows.map((r) => r.id));
-    return { items: rows.map((r) => toInfo(r, counts.get(r.id))) };
+    const ids = rows.map((r) => r.id);
+    const [counts, spent] = await Promise.all([this.requestsToday(ids), this.spentToday(ids)]);
+    return { items: rows.map((r) => toInfo(r, counts.get(r.id), spent.get(r.id))) };
   }
 
   /** Requests counted today (UTC) against each key's daily quota. */
@@ -247,11 +285,37 @@ export class ApiKeyService {
   }
 
   /**
+   * Wei spent today (UTC) by each key: value plus gas used × effective gas price of every
+   * transaction sent with it and not dropped (a pending one counts its value until it is mined).
+   */
+  private async spentToday(keyIds: string[]): Promise<Map<string, string>> {
+    if (keyIds.length === 0) return new Map();
+    const rows = (await this.ds.query(
+      `SELECT api_key_id, sum(spent)::text AS spent FROM (
+         SELECT api_key_id, value_wei + coalesce(gas_used * effective_gas_price_wei, 0) AS spent
+           FROM chain_transactions
+          WHERE api_key_id = ANY($1::uuid[]) AND status <> 'dropped'
+            AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
+         UNION ALL
+         SELECT api_key_id, value_wei FROM api_key_door_sends
+          WHERE api_key_id = ANY($1::uuid[])
+            AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s
+        GROUP BY api_key_id`,
+      [keyIds],
+    )) as Array<{ api_key_id: string; spent: string }>;
+    return new Map(rows.map((r) => [r.api_key_id, r.spent]));
+  }
+
+  /**
    * Checks the policies given (each kind at most MAX_POLICY_ENTRIES entries, by the input types):
    * the contracts must be the caller's, origins exact, addresses and blocks parse (ipaddr.js), the
    * rate at most the service's. 400 VALIDATION_FAILED naming the field otherwise.
    */
-  private async checkedPolicies(developerId: string, p: PolicyValues): Promise<PolicyValues> {
+  private async checkedPolicies(
+    developerId: string,
+    p: PolicyValues,
+    spend?: SpendCapsInput | null,
+  ): Promise<PolicyValues> {
     const invalid = (field: string, message: string) => new AppError('VALIDATION_FAILED', message, { field });
     if (p.contractIds) {
       const ids = [...new Set(p.contractIds)];
@@ -280,6 +344,11 @@ export class ApiKeyService {
     if (p.allowedMethods?.some((m) => m.trim() === '')) {
       throw invalid('allowedMethods', 'allowedMethods entries must not be empty');
     }
+    for (const [field, cap] of Object.entries(spend ?? {})) {
+      if (cap !== null && cap !== undefined && (typeof cap !== 'string' || !CAP_PATTERN.test(cap))) {
+        throw invalid(`spend.${field}`, `spend.${field} must be a decimal string (wei or gas), at most 78 digits`);
+      }
+    }
     if (p.expiresAt && Number.isNaN(p.expiresAt.getTime())) throw invalid('expiresAt', 'expiresAt is not a date');
     if (p.rateLimitPerSecond && this.serviceRatePerSecond > 0 && p.rateLimitPerSecond > this.serviceRatePerSecond) {
       throw invalid(
@@ -301,10 +370,16 @@ export class ApiKeyService {
     if (input.contractId !== undefined && input.contractIds !== undefined) {
       throw new AppError('VALIDATION_FAILED', 'Give contractId or contractIds, not both', { field: 'contractIds' });
     }
-    const policies = await this.checkedPolicies(caller.id, {
-      ...pickPolicies(input),
-      ...(input.contractId !== undefined ? { contractIds: input.contractId === null ? null : [input.contractId] } : {}),
-    });
+    const policies = await this.checkedPolicies(
+      caller.id,
+      {
+        ...pickPolicies(input),
+        ...(input.contractId !== undefined
+          ? { contractIds: input.contractId === null ? null : [input.contractId] }
+          : {}),
+      },
+      input.spend,
+    );
     const sets: string[] = [];
     const params: unknown[] = [keyId, caller.id];
     const set = (column: string, value: unknown) => {
@@ -314,6 +389,10 @@ export class ApiKeyService {
     if (input.name !== undefined) set('name', input.name?.trim() || null);
     for (const field of Object.keys(POLICY_COLUMNS) as PolicyField[]) {
       if (policies[field] !== undefined) set(POLICY_COLUMNS[field], policies[field]);
+    }
+    if (input.spend !== undefined) {
+      const values = spendValues(input.spend);
+      for (const field of Object.keys(SPEND_COLUMNS) as SpendField[]) set(SPEND_COLUMNS[field], values[field]);
     }
     if (policies.contractIds !== undefined) {
       const ids = policies.contractIds;
@@ -366,8 +445,8 @@ export class ApiKeyService {
   /** One key of the developer as listed. */
   private async info(developerId: string, keyId: string): Promise<ApiKeyInfo> {
     const row = await this.ds.getRepository(ApiKeyEntity).findOneByOrFail({ id: keyId, developerId });
-    const counts = await this.requestsToday([keyId]);
-    return toInfo(row, counts.get(keyId));
+    const [counts, spent] = await Promise.all([this.requestsToday([keyId]), this.spentToday([keyId])]);
+    return toInfo(row, counts.get(keyId), spent.get(keyId));
   }
 
   /**
@@ -472,6 +551,8 @@ export class ApiKeyService {
       const [row] = (await this.ds.query(
         `SELECT id, developer_id, scopes, contract_id, contract_ids, status, allowed_origins, allowed_ips,
                 allowed_methods, expires_at, rate_limit_per_second, daily_quota,
+                spend_max_value_wei_per_tx, spend_max_value_wei_per_day, spend_max_fee_per_gas_wei,
+                spend_max_gas_per_day,
                 CASE WHEN key_hash = $1 THEN NULL ELSE previous_key_valid_until END AS valid_until
            FROM api_keys WHERE key_hash = $1 OR previous_key_hash = $1`,
         [hash],
@@ -535,7 +616,34 @@ interface KeyRow {
   expires_at: Date | null;
   rate_limit_per_second: number | null;
   daily_quota: number | null;
+  spend_max_value_wei_per_tx: string | null;
+  spend_max_value_wei_per_day: string | null;
+  spend_max_fee_per_gas_wei: string | null;
+  spend_max_gas_per_day: string | null;
   valid_until: Date | null;
+}
+
+/** The spend caps of a key's row; null when it has none. */
+function spendCapsOf(row: KeyRow): SpendCaps | null {
+  const cap = (v: string | null) => (v === null ? null : BigInt(v));
+  const caps: SpendCaps = {
+    maxValueWeiPerTx: cap(row.spend_max_value_wei_per_tx),
+    maxValueWeiPerDay: cap(row.spend_max_value_wei_per_day),
+    maxFeePerGasWei: cap(row.spend_max_fee_per_gas_wei),
+    maxGasPerDay: cap(row.spend_max_gas_per_day),
+  };
+  return Object.values(caps).every((v) => v === null) ? null : caps;
+}
+
+/** The entity fields of a `spend` input. */
+function spendColumnsOf(spend: SpendCapsInput | null) {
+  const v = spendValues(spend);
+  return {
+    spendMaxValueWeiPerTx: v.maxValueWeiPerTx,
+    spendMaxValueWeiPerDay: v.maxValueWeiPerDay,
+    spendMaxFeePerGasWei: v.maxFeePerGasWei,
+    spendMaxGasPerDay: v.maxGasPerDay,
+  };
 }
 
 /** The principal of an active key, its address blocks parsed once for all its requests. */
@@ -553,6 +661,7 @@ function entryOf(row: KeyRow): CacheEntry {
         expiresAt: row.expires_at,
         rateLimitPerSecond: row.rate_limit_per_second,
         dailyQuota: row.daily_quota,
+        spend: spendCapsOf(row),
       },
     },
     ...(row.valid_until ? { validUntil: row.valid_until.getTime() } : {}),

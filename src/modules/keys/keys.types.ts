@@ -15,6 +15,46 @@ registerEnumType(ApiKeyScopeName, {
   description: '`read` allows gateway queries, `write` gateway invokes.',
 });
 
+/** A cap: a decimal string of wei or gas, at most 78 digits (checked by the key service). */
+export const CAP_PATTERN = /^(0|[1-9][0-9]{0,77})$/;
+
+@InputType({ description: 'Spend caps of a key: each a decimal string; left out or null, no cap.' })
+export class SpendCapsInput {
+  @Field(() => String, { nullable: true, description: 'Value (wei) one transaction may carry.' })
+  @IsOptional()
+  maxValueWeiPerTx?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Value (wei) the transactions of one UTC day may carry.' })
+  @IsOptional()
+  maxValueWeiPerDay?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Fee per gas (wei): maxFeePerGas or gasPrice.' })
+  @IsOptional()
+  maxFeePerGasWei?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Gas of one UTC day: gas used, the gas limit while a transaction is pending.',
+  })
+  @IsOptional()
+  maxGasPerDay?: string | null;
+}
+
+@ObjectType({ description: 'Spend caps of a key: null, no cap.' })
+export class SpendCapsInfo {
+  @Field(() => String, { nullable: true, description: 'Value (wei) one transaction may carry.' })
+  maxValueWeiPerTx!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Value (wei) the transactions of one UTC day may carry.' })
+  maxValueWeiPerDay!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Fee per gas (wei): maxFeePerGas or gasPrice.' })
+  maxFeePerGasWei!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Gas of one UTC day.' })
+  maxGasPerDay!: string | null;
+}
+
 @InputType({ description: 'A new API key.' })
 export class CreateApiKeyInput {
   @Field({ nullable: true, description: 'Human-readable name, up to 100 characters.' })
@@ -94,6 +134,10 @@ export class CreateApiKeyInput {
   @IsInt()
   @Min(1)
   dailyQuota?: number | null;
+
+  @Field(() => SpendCapsInput, { nullable: true, description: 'Spend caps (null lifts them all).' })
+  @IsOptional()
+  spend?: SpendCapsInput | null;
 }
 
 @InputType({ description: 'Changes to an API key: a field left out stays as it is, null lifts its restriction.' })
@@ -164,6 +208,10 @@ export class UpdateApiKeyInput {
   @IsInt()
   @Min(1)
   dailyQuota?: number | null;
+
+  @Field(() => SpendCapsInput, { nullable: true, description: 'Spend caps (null lifts them all).' })
+  @IsOptional()
+  spend?: SpendCapsInput | null;
 }
 
 @InputType({ description: 'A rotation of an API key.' })
@@ -249,6 +297,9 @@ export class ApiKeyInfo {
 
   @Field(() => Int, { nullable: true, description: 'Requests per UTC day, if limited.' })
   dailyQuota!: number | null;
+
+  @Field(() => SpendCapsInfo, { nullable: true, description: 'Spend caps, if any.' })
+  spend!: SpendCapsInfo | null;
 
   @Field(() => Int, { description: 'Requests counted today (UTC).' })
   requestsToday!: number;

@@ -13,6 +13,8 @@ import type { Logger } from '../../logger';
 import type { UsageRecorder } from '../analytics';
 import type { ContractService } from '../contracts';
 import type { GatewayService } from '../gateway';
+import { refundDoorSend, reserveDoorSend } from '../wallets';
+import type { DataSource } from 'typeorm';
 import {
   CONTRACT_BOUND_METHODS,
   MAINNET_SEND_REFUSED,
@@ -136,6 +138,8 @@ export class RpcDoorService {
     /** The token index, for Alchemy's token methods (docs/api.md, "JSON-RPC door"). */
     private readonly tokens: TokensService,
     private readonly logger: Logger,
+    /** Where a key's raw transactions are counted against its spend caps. */
+    private readonly ds: DataSource,
   ) {}
 
   /**
@@ -309,7 +313,7 @@ export class RpcDoorService {
         case 'eth_sendRawTransaction': {
           const refused = await this.sendRefusal(network, params, principal);
           if (refused) return failure(id, refused.code, refused.message);
-          return await this.relay(network, id, method, params);
+          return await this.sendRaw(network, id, params, principal);
         }
         default: {
           const answer = await this.relay(network, id, method, params, principal.developerId);
@@ -583,6 +587,42 @@ export class RpcDoorService {
     const contract = await this.contracts.deployedAt('mainnet', to);
     if (!contract || contract.ownerId !== principal.developerId) return { code: -32003, message: MAINNET_SEND_REFUSED };
     return null;
+  }
+
+  /**
+   * Relays a raw transaction once its spend is reserved against the key's caps (docs/api.md, "API
+   * keys": spend caps): past a cap, the call's error -32003 with the limit and what is left, and
+   * nothing is relayed; a transaction the node refuses gives back what it reserved.
+   */
+  private async sendRaw(
+    network: Network,
+    id: JsonRpcId,
+    params: unknown[],
+    principal: ApiKeyPrincipal,
+  ): Promise<JsonRpcResponse> {
+    // sendRefusal has read it already: a hex string of at most 2 MiB that decodes.
+    const tx = Transaction.from(params[0] as string);
+    const send = {
+      network,
+      txHash: tx.hash!,
+      value: tx.value,
+      gasLimit: tx.gasLimit,
+      feePerGas: tx.maxFeePerGas ?? tx.gasPrice ?? 0n,
+    };
+    let counted: boolean;
+    try {
+      counted = await reserveDoorSend(this.ds, principal.keyId, principal.policies.spend, send);
+    } catch (err) {
+      if (isAppError(err) && err.code === 'SPEND_LIMIT_EXCEEDED') {
+        return failure(id, jsonRpcCodeOf(err.code), err.message, err.details);
+      }
+      throw err;
+    }
+    const answer = await this.relay(network, id, 'eth_sendRawTransaction', params);
+    if (counted && 'error' in answer && !/already known/i.test(answer.error.message)) {
+      await refundDoorSend(this.ds, network, send.txHash);
+    }
+    return answer;
   }
 
   /** The target of a raw transaction (null for a creation), or undefined when it cannot be read. */

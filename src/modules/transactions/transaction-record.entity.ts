@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateCol
 import type { Network } from '../../config';
 
 export type TransactionRecordKind = 'invoke' | 'deploy' | 'faucet';
-export type TransactionRecordStatus = 'queued' | 'pending' | 'success' | 'reverted' | 'failed';
+export type TransactionRecordStatus = 'queued' | 'pending' | 'success' | 'reverted' | 'failed' | 'cancelled';
 
 /**
  * One invoke, deploy or faucet drip, followed from acceptance to its end. The signed transactions

@@ -10,7 +10,7 @@ export interface TransactionRecordView {
   network: string;
   contractId: string | null;
   method: string | null;
-  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed';
+  status: 'queued' | 'pending' | 'success' | 'reverted' | 'failed' | 'cancelled';
   txHash: string | null;
   nonce: number | null;
   blockNumber: number | null;
@@ -151,6 +151,42 @@ export class TransactionRecords {
     return row ? view(row) : undefined;
   }
 
+  /**
+   * A developer's records, newest first (creation time, then id), after `after` and narrowed by
+   * the filters given; `limit + 1` rows, so the caller knows whether a next page exists.
+   */
+  async listOf(
+    developerId: string,
+    filters: { network?: Network; status?: string; kind?: string; contractId?: string },
+    limit: number,
+    after?: { at: string; id: string },
+  ): Promise<StoredRecord[]> {
+    const where = ['developer_id = $1'];
+    const params: unknown[] = [developerId];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filters.network) add('network = ?', filters.network);
+    if (filters.status) add('status = ?', filters.status);
+    if (filters.kind) add('kind = ?', filters.kind);
+    if (filters.contractId) add('contract_id = ?', filters.contractId);
+    if (after) {
+      params.push(after.at, after.id);
+      // Cursors carry milliseconds: compared and ordered at that precision, so no record is skipped.
+      where.push(
+        `(date_trunc('milliseconds', created_at), id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      );
+    }
+    params.push(limit + 1);
+    const rows = (await this.ds.query(
+      `SELECT ${COLUMNS} FROM transaction_records WHERE ${where.join(' AND ')}
+        ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $${params.length}`,
+      params,
+    )) as Row[];
+    return rows.map(view);
+  }
+
   /** The record a signed transaction was sent for. */
   async idOfTransaction(network: Network, txHash: string): Promise<string | undefined> {
     const [row] = (await this.ds.query(`SELECT record_id FROM chain_transactions WHERE network = $1 AND tx_hash = $2`, [
@@ -220,6 +256,21 @@ export class TransactionRecords {
         ),
       );
       if (row) await this.changed(tm, row);
+      return row !== undefined;
+    });
+  }
+
+  /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */
+  async cancelQueued(id: string): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const [row] = updated(
+        await m.query(
+          `UPDATE transaction_records SET status = 'cancelled', updated_at = now()
+            WHERE id = $1 AND status = 'queued' RETURNING ${COLUMNS}`,
+          [id],
+        ),
+      );
+      if (row) await this.changed(m, row);
       return row !== undefined;
     });
   }

@@ -1,7 +1,8 @@
-import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { NetworkName } from '../../kernel/network-name';
 import type { RequestContext } from '../../auth/request-context';
 import type { TransactionService } from './transactions.service';
-import { GatewayTransaction } from './transactions.types';
+import { GatewayTransaction, GatewayTransactionPage } from './transactions.types';
 
 @Resolver()
 export class TransactionsResolver {
@@ -17,5 +18,41 @@ export class TransactionsResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayTransaction> {
     return this.transactions.get(ctx.session, id);
+  }
+
+  @Query(() => GatewayTransactionPage, {
+    description: 'The developer’s transaction records (invokes, deploys, faucet drips), newest first; own token.',
+  })
+  developerTransactions(
+    @Arg('id', () => ID, { description: 'Developer id (your own).' }) id: string,
+    @Arg('network', () => NetworkName, { nullable: true, description: 'Only this network.' })
+    network: NetworkName | null,
+    @Arg('status', () => String, {
+      nullable: true,
+      description: 'Only this status: queued, pending, success, reverted or failed.',
+    })
+    status: string | null,
+    @Arg('kind', () => String, { nullable: true, description: 'Only this kind: invoke, deploy or faucet.' })
+    kind: string | null,
+    @Arg('contractId', () => ID, { nullable: true, description: 'Only the records of this contract.' })
+    contractId: string | null,
+    @Arg('limit', () => Int, { nullable: true, description: 'Page size, 1..100 (default 25).' }) limit: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'nextCursor of the previous page.' })
+    cursor: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayTransactionPage> {
+    return this.transactions.list(ctx.session, id, { network, status, kind, contractId }, limit, cursor);
+  }
+
+  @Mutation(() => GatewayTransaction, {
+    description:
+      'Cancels a queued transaction (nothing signed yet): status cancelled, no nonce used. ' +
+      'Pending, mined or ended ones are INVALID_STATE.',
+  })
+  cancelTransaction(
+    @Arg('id', () => ID, { description: 'Transaction record id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayTransaction> {
+    return this.transactions.cancel(ctx.session, id);
   }
 }

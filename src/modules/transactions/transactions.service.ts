@@ -1,8 +1,10 @@
 import type { Session } from '../../auth/session';
 import { AppError } from '../../errors/app-error';
-import { isUuid } from '../../kernel/pagination';
+import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
+import type { Network } from '../../config';
 import type { TransactionRecords } from './transaction-records';
-import type { GatewayTransaction } from './transactions.types';
+import type { GatewayTransaction, GatewayTransactionPage } from './transactions.types';
+import type { StoredRecord } from './transaction-records';
 
 /** Reads transaction records for their developer or the API key that sent them. */
 export class TransactionService {
@@ -15,21 +17,94 @@ export class TransactionService {
     const record = await this.records.find(id);
     if (!record) throw new AppError('NOT_FOUND', 'No such transaction');
     await session.transactionReader(record);
+    return toTransaction(record);
+  }
+
+  /**
+   * Cancels a queued record (docs/api.md, "Transactions": cancel): `cancelled`, no nonce used; its
+   * send, should it come, finds it ended and broadcasts nothing. Any other status → 409.
+   */
+  async cancel(session: Session, id: string): Promise<GatewayTransaction> {
+    await session.developerOrKey();
+    if (!isUuid(id)) throw new AppError('VALIDATION_FAILED', 'id must be a UUID', { field: 'id' });
+    const record = await this.records.find(id);
+    if (!record) throw new AppError('NOT_FOUND', 'No such transaction');
+    await session.transactionReader(record);
+    if (record.status === 'queued' && (await this.records.cancelQueued(id))) {
+      return toTransaction((await this.records.find(id))!);
+    }
+    const now = (await this.records.find(id))!;
+    if (now.status === 'pending') {
+      throw new AppError(
+        'INVALID_STATE',
+        'The transaction is pending: cancelling it by a replacement at its nonce is not supported yet',
+        { status: now.status },
+      );
+    }
+    throw new AppError('INVALID_STATE', `The transaction is ${now.status}: only a queued one can be cancelled`, {
+      status: now.status,
+    });
+  }
+
+  /**
+   * A developer's transaction records, newest first, narrowed by network, status, kind and
+   * contract (docs/api.md, "Transactions": list); the developer's own token only.
+   */
+  async list(
+    session: Session,
+    developerId: string,
+    filters: { network?: Network | null; status?: string | null; kind?: string | null; contractId?: string | null },
+    limit?: number | null,
+    cursor?: string | null,
+  ): Promise<GatewayTransactionPage> {
+    const caller = await session.self(developerId);
+    const size = pageLimit(limit);
+    const after = decodeCursor(cursor);
+    const invalid = (field: string, allowed: readonly string[]) =>
+      new AppError('VALIDATION_FAILED', `${field} must be one of ${allowed.join(', ')}`, { field });
+    if (filters.status && !STATUSES.includes(filters.status)) throw invalid('status', STATUSES);
+    if (filters.kind && !KINDS.includes(filters.kind)) throw invalid('kind', KINDS);
+    if (filters.contractId && !isUuid(filters.contractId)) {
+      throw new AppError('VALIDATION_FAILED', 'contractId must be a UUID', { field: 'contractId' });
+    }
+    const rows = await this.records.listOf(
+      caller.id,
+      {
+        network: filters.network ?? undefined,
+        status: filters.status ?? undefined,
+        kind: filters.kind ?? undefined,
+        contractId: filters.contractId ?? undefined,
+      },
+      size,
+      after,
+    );
+    const page = rows.slice(0, size);
+    const last = page[page.length - 1];
     return {
-      id: record.id,
-      kind: record.kind,
-      network: record.network,
-      contractId: record.contractId,
-      method: record.method,
-      status: record.status,
-      txHash: record.txHash,
-      nonce: record.nonce,
-      blockNumber: record.blockNumber,
-      gasUsed: record.gasUsed,
-      revertReason: record.revertReason,
-      error: record.error,
-      createdAt: record.createdAt,
-      updatedAt: record.updatedAt,
+      items: page.map(toTransaction),
+      nextCursor: rows.length > size && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
     };
   }
+}
+
+const STATUSES: readonly string[] = ['queued', 'pending', 'success', 'reverted', 'failed', 'cancelled'];
+const KINDS: readonly string[] = ['invoke', 'deploy', 'faucet'];
+
+function toTransaction(record: StoredRecord): GatewayTransaction {
+  return {
+    id: record.id,
+    kind: record.kind,
+    network: record.network,
+    contractId: record.contractId,
+    method: record.method,
+    status: record.status,
+    txHash: record.txHash,
+    nonce: record.nonce,
+    blockNumber: record.blockNumber,
+    gasUsed: record.gasUsed,
+    revertReason: record.revertReason,
+    error: record.error,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
 }

@@ -55,3 +55,12 @@ export class GatewayTransaction {
   @Field({ description: 'When its status or details last changed (ISO-8601 UTC).' })
   updatedAt!: string;
 }
+
+@ObjectType({ description: 'A page of transaction records, newest first.' })
+export class GatewayTransactionPage {
+  @Field(() => [GatewayTransaction], { description: 'Records, newest first.' })
+  items!: GatewayTransaction[];
+
+  @Field(() => String, { nullable: true, description: 'Pass as cursor for the next page; null on the last.' })
+  nextCursor!: string | null;
+}

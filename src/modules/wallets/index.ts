@@ -2,6 +2,11 @@
 export { WalletService } from './wallets.service';
 export {
   TransactionSender,
+  checkSpendPerTx,
+  feePerGasOf,
+  reserveSpend,
+  reserveDoorSend,
+  refundDoorSend,
   type PreparedTransaction,
   type SendRequest,
   type TransactionSigner,

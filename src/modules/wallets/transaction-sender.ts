@@ -11,7 +11,13 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert, decodeRevertData, isInsufficientFunds } from '../../chain/revert-decoder';
 import { classifySendError, type SendOutcome } from '../../chain/send-outcome';
-import { applyFeePolicy, type FeeFields, type FeeFloor } from '../../chain/fee-policy';
+import {
+  applyFeeOverrides,
+  applyFeePolicy,
+  type FeeFields,
+  type FeeFloor,
+  type FeeOverrides,
+} from '../../chain/fee-policy';
 import { waitForReceipt } from '../../chain/receipt-wait';
 import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
@@ -19,6 +25,7 @@ import type { Logger } from '../../logger';
 import type { TransactionRecords } from '../transactions';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
+import type { SpendCaps } from '../../auth/authority';
 
 /** Who signs: an address, and a way to open its key only when signing. */
 export interface TransactionSigner {
@@ -42,10 +49,20 @@ export interface SendRequest {
   iface?: Interface;
   /** Use exactly this nonce (to fill a gap) instead of the next free one. */
   fixedNonce?: number;
+  /** The caller's fees, within the network's policy (docs/api.md, "Gateway": fee overrides). */
+  feeOverrides?: FeeOverrides;
+  /** Not mined within this many seconds of being sent: replaced, its record failed "timed out". */
+  timeoutSeconds?: number;
   /** Fees at least this high (a replacement must outbid the transaction it replaces). */
   minFees?: FeeFloor;
   /** The transaction record this send is for: it follows the send (pending, then mined or failed). */
   recordId?: string;
+  /**
+   * The API key the transaction is sent with: its spend is counted, and its caps (if any) checked
+   * under the key's advisory lock in the database transaction that records it (docs/api.md,
+   * "API keys": spend caps).
+   */
+  apiKey?: { keyId: string; spend: SpendCaps | null };
   /** Runs in the database transaction that records the signed transaction (e.g. to link an idempotency key). */
   onRecorded?: (manager: EntityManager, txHash: string) => Promise<void>;
 }
@@ -96,6 +113,107 @@ export function intrinsicGas(to: string | null | undefined, data: string | undef
 /** A replacement must raise every price by at least 10% (geth, GoQuorum and Besu's price bump). */
 export function bumped(price: bigint): bigint {
   return (price * 1125n) / 1000n + 1n;
+}
+
+/** The fee per gas a transaction offers at most: maxFeePerGas (EIP-1559) or gasPrice. */
+export function feePerGasOf(fees: FeeFields): bigint {
+  return fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice;
+}
+
+/** 422 SPEND_LIMIT_EXCEEDED naming the cap, its size and what is left of it. */
+export function spendLimitError(limit: keyof SpendCaps, max: bigint, left: bigint, requested: bigint): AppError {
+  return new AppError(
+    'SPEND_LIMIT_EXCEEDED',
+    `The API key's spend cap ${limit} of ${max} allows ${left} more; this transaction needs ${requested}`,
+    { limit, max: max.toString(), left: left.toString(), requested: requested.toString() },
+  );
+}
+
+/** The caps one transaction meets on its own: its value, its fee per gas. */
+export function checkSpendPerTx(caps: SpendCaps, value: bigint, feePerGas: bigint): void {
+  if (caps.maxValueWeiPerTx !== null && value > caps.maxValueWeiPerTx) {
+    throw spendLimitError('maxValueWeiPerTx', caps.maxValueWeiPerTx, caps.maxValueWeiPerTx, value);
+  }
+  if (caps.maxFeePerGasWei !== null && feePerGas > caps.maxFeePerGasWei) {
+    throw spendLimitError('maxFeePerGasWei', caps.maxFeePerGasWei, caps.maxFeePerGasWei, feePerGas);
+  }
+}
+
+/**
+ * The caps of a day, checked under the key's advisory lock (held until the database transaction
+ * that records the transaction commits, so every instance counts exactly): the value and the gas
+ * (gas used once mined, the gas limit while pending) of the key's transactions of the UTC day that
+ * were not dropped; a refused send is dropped, so its spend comes back by itself.
+ */
+export async function reserveSpend(
+  m: EntityManager,
+  keyId: string,
+  caps: SpendCaps,
+  value: bigint,
+  gasLimit: bigint,
+): Promise<void> {
+  if (caps.maxValueWeiPerDay === null && caps.maxGasPerDay === null) return;
+  await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.keySpend(keyId)]);
+  // The door's raw transactions are not followed to their receipts: their gas limit stays counted.
+  const [row] = (await m.query(
+    `SELECT coalesce(sum(value), 0)::text AS value, coalesce(sum(gas), 0)::text AS gas FROM (
+       SELECT value_wei AS value,
+              CASE WHEN status = 'pending' THEN coalesce(gas_limit, 0) ELSE coalesce(gas_used, 0) END AS gas
+         FROM chain_transactions
+        WHERE api_key_id = $1 AND status <> 'dropped'
+          AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
+       UNION ALL
+       SELECT value_wei, gas_limit FROM api_key_door_sends
+        WHERE api_key_id = $1
+          AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s`,
+    [keyId],
+  )) as [{ value: string; gas: string }];
+  const spentValue = BigInt(row.value);
+  const spentGas = BigInt(row.gas);
+  const left = (max: bigint, spent: bigint) => (max > spent ? max - spent : 0n);
+  if (caps.maxValueWeiPerDay !== null && spentValue + value > caps.maxValueWeiPerDay) {
+    throw spendLimitError('maxValueWeiPerDay', caps.maxValueWeiPerDay, left(caps.maxValueWeiPerDay, spentValue), value);
+  }
+  if (caps.maxGasPerDay !== null && spentGas + gasLimit > caps.maxGasPerDay) {
+    throw spendLimitError('maxGasPerDay', caps.maxGasPerDay, left(caps.maxGasPerDay, spentGas), gasLimit);
+  }
+}
+
+/** A raw transaction of the JSON-RPC door, as its spend is counted. */
+export interface DoorSend {
+  network: Network;
+  txHash: string;
+  value: bigint;
+  gasLimit: bigint;
+  feePerGas: bigint;
+}
+
+/**
+ * Reserves the spend of a raw transaction sent through the door with a key (docs/api.md, "API
+ * keys": spend caps): its caps checked, then recorded under the key's lock. False when the same
+ * transaction was already counted (a repeat is relayed without counting it again).
+ */
+export async function reserveDoorSend(
+  ds: DataSource,
+  keyId: string,
+  caps: SpendCaps | null,
+  send: DoorSend,
+): Promise<boolean> {
+  if (caps) checkSpendPerTx(caps, send.value, send.feePerGas);
+  return ds.transaction(async (m) => {
+    if (caps) await reserveSpend(m, keyId, caps, send.value, send.gasLimit);
+    const rows = (await m.query(
+      `INSERT INTO api_key_door_sends (network, tx_hash, api_key_id, value_wei, gas_limit, fee_per_gas_wei)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING tx_hash`,
+      [send.network, send.txHash, keyId, send.value.toString(), send.gasLimit.toString(), send.feePerGas.toString()],
+    )) as unknown[];
+    return rows.length > 0;
+  });
+}
+
+/** Gives back what a door transaction reserved: the node refused it. */
+export async function refundDoorSend(ds: DataSource, network: Network, txHash: string): Promise<void> {
+  await ds.query('DELETE FROM api_key_door_sends WHERE network = $1 AND tx_hash = $2', [network, txHash]);
 }
 
 /** Serialises work per key inside this process (other processes are held off by PostgreSQL). */
@@ -242,7 +360,13 @@ export class TransactionSender {
     ]).catch(async (e: unknown) => {
       throw await this.translate(e, req);
     });
-    const fees = applyFeePolicy(req.network, this.chains.feePolicy(req.network), feeData, req.minFees);
+    const policy = this.chains.feePolicy(req.network);
+    const fees = applyFeeOverrides(
+      req.network,
+      policy,
+      applyFeePolicy(req.network, policy, feeData, req.minFees),
+      req.feeOverrides ?? {},
+    );
     const pricePerGas = fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice;
     const required = gasLimit * pricePerGas + (req.value ?? 0n);
     if (balance < required) {
@@ -321,6 +445,7 @@ export class TransactionSender {
   private async sendOnce(req: SendRequest, prepared?: PreparedTransaction): Promise<SentTransaction> {
     const provider = this.chains.provider(req.network);
     const { gasLimit, fees } = prepared ?? (await this.prepare(req));
+    if (req.apiKey?.spend) checkSpendPerTx(req.apiKey.spend, req.value ?? 0n, feePerGasOf(fees));
     const wallet = await req.signer.open(provider);
     const key = `${req.network}:${req.signer.address}`;
     return this.queue.run(key, async () => {
@@ -397,12 +522,14 @@ export class TransactionSender {
       const record = (manager: EntityManager) =>
         manager.query(
           `INSERT INTO chain_transactions
-             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id, method, status, record_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12)
+             (network, from_address, to_address, nonce, tx_hash, raw_tx, kind, value_wei, developer_id, contract_id,
+              method, status, record_id, api_key_id, gas_limit, fee_per_gas_wei, timeout_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15,
+                   now() + make_interval(secs => $16::int))
            ON CONFLICT (network, tx_hash) DO UPDATE
              SET status = 'pending', kind = EXCLUDED.kind, developer_id = EXCLUDED.developer_id,
                  contract_id = EXCLUDED.contract_id, method = EXCLUDED.method, record_id = EXCLUDED.record_id,
-                 created_at = now()
+                 api_key_id = EXCLUDED.api_key_id, timeout_at = EXCLUDED.timeout_at, created_at = now()
              WHERE chain_transactions.status = 'dropped'`,
           [
             req.network,
@@ -417,11 +544,18 @@ export class TransactionSender {
             req.contractId ?? null,
             req.method ?? null,
             req.recordId ?? null,
+            req.apiKey?.keyId ?? null,
+            gasLimit.toString(),
+            feePerGasOf(fees).toString(),
+            req.timeoutSeconds ?? null,
           ],
         );
-      if (req.onRecorded || req.recordId) {
+      if (req.onRecorded || req.recordId || req.apiKey?.spend) {
         await runner.startTransaction();
         try {
+          if (req.apiKey?.spend) {
+            await reserveSpend(runner.manager, req.apiKey.keyId, req.apiKey.spend, req.value ?? 0n, gasLimit);
+          }
           await record(runner.manager);
           if (req.recordId && !(await this.records.signed(runner.manager, req.recordId, txHash, nonce))) {
             throw new AppError('INVALID_STATE', 'The transaction was ended before it could be sent');
@@ -618,7 +752,7 @@ export class TransactionSender {
       const [rows] = (await m.query(
         `UPDATE chain_transactions
             SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
-                block_timestamp = $7, tx_index = $8, mined_at = now()
+                block_timestamp = $7, tx_index = $8, mined_at = now(), effective_gas_price_wei = $9
           WHERE network = $1 AND tx_hash = $2
           RETURNING record_id`,
         [
@@ -630,6 +764,7 @@ export class TransactionSender {
           mined.contractAddress,
           timestamp,
           receipt.index,
+          receipt.gasPrice.toString(),
         ],
       )) as [Array<{ record_id: string | null }>, number];
       const recordId = rows[0]?.record_id;
@@ -649,7 +784,7 @@ export class TransactionSender {
    * Ends a pending signed transaction as dropped (never mined, never will be) and its record as
    * failed with `reason`, in one database transaction. False when it was no longer pending.
    */
-  async recordDropped(network: Network, txHash: string, reason: string): Promise<boolean> {
+  async recordDropped(network: Network, txHash: string, reason: string, verbatim = false): Promise<boolean> {
     return this.ds.transaction(async (m) => {
       const [rows] = (await m.query(
         `UPDATE chain_transactions SET status = 'dropped'
@@ -658,7 +793,7 @@ export class TransactionSender {
       )) as [Array<{ record_id: string | null }>, number];
       if (rows.length === 0) return false;
       const recordId = rows[0]?.record_id;
-      if (recordId) await this.records.failed(m, recordId, `dropped: ${reason}`);
+      if (recordId) await this.records.failed(m, recordId, verbatim ? reason : `dropped: ${reason}`);
       return true;
     });
   }

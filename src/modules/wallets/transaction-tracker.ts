@@ -17,6 +17,8 @@ const REPLACE_AFTER_S = 50;
 /** A replacement not mined after this long is given up: marked failed, its nonce free again. */
 const GIVE_UP_AFTER_S = 50;
 const TICK_MS = 2000;
+/** The reason of a record whose invoke's timeoutSeconds passed. */
+const TIMED_OUT = 'timed out';
 const LOCK_KEY = LOCK_KEYS.transactionTracker;
 
 export interface PendingTransaction {
@@ -37,6 +39,8 @@ interface Row {
   kind: ChainTransactionKind;
   contract_id: string | null;
   age_s: number;
+  /** Past the timeoutSeconds its invoke gave (docs/api.md, "Gateway": timeoutSeconds). */
+  timed_out: boolean;
 }
 
 export interface TrackerHooks {
@@ -93,9 +97,10 @@ export class TransactionTracker {
         await this.sender.records.expireQueued();
         const rows = (await runner.query(
           `SELECT network, tx_hash, raw_tx, from_address, nonce, kind, contract_id,
-                  extract(epoch FROM now() - created_at)::float AS age_s
+                  extract(epoch FROM now() - created_at)::float AS age_s,
+                  coalesce(timeout_at < now(), false) AS timed_out
              FROM chain_transactions
-            WHERE status = 'pending' AND created_at < now() - interval '${CHECK_AFTER}'
+            WHERE status = 'pending' AND (created_at < now() - interval '${CHECK_AFTER}' OR timeout_at < now())
             ORDER BY network, from_address, nonce
             LIMIT 200`,
         )) as Row[];
@@ -132,6 +137,11 @@ export class TransactionTracker {
         await this.markDropped(tx, 'its nonce was used by another transaction');
         return;
       }
+      if (row.timed_out && tx.kind !== 'nonce-filler') {
+        // Its invoke's timeoutSeconds passed: failed "timed out", its nonce taken by a no-op.
+        await this.replace(tx, row.raw_tx, TIMED_OUT, true);
+        return;
+      }
       if (tx.kind === 'nonce-filler' && row.age_s > GIVE_UP_AFTER_S) {
         // Bounded: a replacement is not replaced again; its nonce is free for the next send.
         await this.markDropped(tx, 'the replacement was not mined in time');
@@ -161,9 +171,9 @@ export class TransactionTracker {
   }
 
   /** Ends a transaction as failed (status `dropped`): it was never mined and never will be. */
-  private async markDropped(tx: PendingTransaction, reason: string): Promise<void> {
+  private async markDropped(tx: PendingTransaction, reason: string, verbatim = false): Promise<void> {
     this.broadcasts.delete(tx.txHash);
-    await this.sender.recordDropped(tx.network, tx.txHash, reason);
+    await this.sender.recordDropped(tx.network, tx.txHash, reason, verbatim);
     await this.hooks.onDropped(tx);
     this.logger.warn({ network: tx.network, txHash: tx.txHash, nonce: tx.nonce, reason }, 'transaction failed');
   }
@@ -172,9 +182,9 @@ export class TransactionTracker {
    * Replaces a transaction that is not landing by a zero-value transfer to self with its nonce,
    * priced above it (a node replaces a pooled transaction only for a 10% higher price).
    */
-  private async replace(tx: PendingTransaction, raw: string, reason: string): Promise<void> {
+  private async replace(tx: PendingTransaction, raw: string, reason: string, verbatim = false): Promise<void> {
     const signer = await this.hooks.signerFor(tx.fromAddress);
-    await this.markDropped(tx, reason);
+    await this.markDropped(tx, reason, verbatim);
     if (!signer) {
       this.logger.error({ network: tx.network, txHash: tx.txHash, reason }, 'stuck transaction of an unknown signer');
       return;

@@ -1,0 +1,362 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { ANVIL_KEYS, providerOf } from './kit/chain';
+import { client, type Client } from './kit/http';
+import { deployRegistered, gatewayUser, newKey, type DeployedContract } from './kit/flows';
+import { login, type LoggedIn } from './kit/login';
+import { spawnSibling, type ServiceProcess } from './kit/process';
+import { startStack, trackerPass, type Stack } from './kit/stack';
+
+// Spend caps of API keys (docs/api.md, "API keys": spend caps), against a real PostgreSQL and anvil:
+// refusals send nothing, and the caps of a day hold exactly across two instances.
+
+const TILL_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Till {
+    uint256 public total;
+    function pay() external payable { total += msg.value; }
+    function bump() external { total += 1; }
+}
+`;
+
+let stack: Stack;
+let api: Client;
+let dev: LoggedIn;
+let till: DeployedContract;
+let provider: JsonRpcProvider;
+
+const keysUrl = () => `/api/devportal/developers/${dev.developerId}/api-keys`;
+const patch = (keyId: string, body: unknown) =>
+  api.call('PATCH', `/api/devportal/api-keys/${keyId}`, body, { token: dev.token });
+const listItem = async (keyId: string) =>
+  ((await api.get(keysUrl(), { token: dev.token })).body.items as any[]).find((k) => k.id === keyId);
+const pay = (apiKey: string, value: string, on: Client = api) =>
+  on.post(`/api/devportal/contracts/${till.id}/invoke/pay`, { value }, { apiKey });
+const nonce = () => provider.getTransactionCount(dev.walletAddress, 'pending');
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = client(stack.url);
+  dev = await login(api, stack.ca);
+  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
+  till = await deployRegistered(api, dev, TILL_SOURCE);
+  provider = providerOf(stack, 'testnet');
+}, 180_000);
+afterAll(async () => {
+  provider?.destroy();
+  await stack?.stop();
+});
+
+describe('spend caps at creation and by PATCH', () => {
+  it('stores and lists the caps; PATCH replaces them, null lifts them', async () => {
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '1000', maxGasPerDay: '5000000' } });
+    expect((await listItem(k.id)).spend).toEqual({
+      maxValueWeiPerTx: '1000',
+      maxValueWeiPerDay: null,
+      maxFeePerGasWei: null,
+      maxGasPerDay: '5000000',
+    });
+    const patched = await patch(k.id, { spend: { maxValueWeiPerDay: '123456789012345678901234567890' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.spend).toEqual({
+      maxValueWeiPerTx: null,
+      maxValueWeiPerDay: '123456789012345678901234567890',
+      maxFeePerGasWei: null,
+      maxGasPerDay: null,
+    });
+    expect((await patch(k.id, { spend: null })).body.spend).toBeNull();
+  });
+
+  it('refuses caps that are not decimal strings and unknown cap fields (400 naming them)', async () => {
+    for (const spend of [{ maxValueWeiPerTx: '-1' }, { maxValueWeiPerTx: '0x10' }, { maxGasPerDay: '1.5' }]) {
+      const res = await api.post(keysUrl(), { spend }, { token: dev.token });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(JSON.stringify(res.body.error)).toMatch(/spend\.(maxValueWeiPerTx|maxGasPerDay)/);
+    }
+    const unknown = await api.post(keysUrl(), { spend: { maxWei: '1' } }, { token: dev.token });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body.error)).toContain('maxWei');
+  });
+});
+
+describe('refusals send nothing', () => {
+  it('maxValueWeiPerTx: a larger value is 422 SPEND_LIMIT_EXCEEDED with the limit and what is left', async () => {
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '1000' } });
+    const before = await nonce();
+    const res = await pay(k.apiKey, '1001');
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxValueWeiPerTx', max: '1000', left: '1000', requested: '1001' },
+    });
+    expect(await nonce()).toBe(before);
+    const ok = await pay(k.apiKey, '1000');
+    expect({ status: ok.status, outcome: ok.body.status }).toEqual({ status: 201, outcome: 'success' });
+  });
+
+  it('maxFeePerGasWei: a network fee above the cap is refused', async () => {
+    const k = await newKey(api, dev, { spend: { maxFeePerGasWei: '1' } });
+    const before = await nonce();
+    const res = await pay(k.apiKey, '1');
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxFeePerGasWei', max: '1' },
+    });
+    expect(await nonce()).toBe(before);
+  });
+
+  it('maxGasPerDay: counts gas used once mined; the next invoke past it is refused', async () => {
+    const probe = await pay((await newKey(api, dev)).apiKey, '0');
+    expect(probe.status).toBe(201);
+    const gasUsed = BigInt(probe.body.gasUsed);
+    // Room for one invoke's gas limit (estimate plus margin) but not for a second one's.
+    const cap = gasUsed + 40_000n;
+    const k = await newKey(api, dev, { spend: { maxGasPerDay: cap.toString() } });
+    const first = await pay(k.apiKey, '0');
+    expect(first.status).toBe(201);
+    const before = await nonce();
+    const second = await pay(k.apiKey, '0');
+    expect(second.status).toBe(422);
+    expect(second.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxGasPerDay', max: cap.toString(), left: (cap - BigInt(first.body.gasUsed)).toString() },
+    });
+    expect(await nonce()).toBe(before);
+  });
+
+  it('the GraphQL face refuses the same way', async () => {
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '5' } });
+    const res = await api.graphql(
+      `mutation($id: ID!) { invokeContract(id: $id, method: "pay", value: "6") { txHash } }`,
+      { id: till.id },
+      { apiKey: k.apiKey },
+    );
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('SPEND_LIMIT_EXCEEDED');
+  });
+});
+
+describe('spentTodayWei', () => {
+  it('is value plus gas used × effective gas price of the key’s transactions of the day', async () => {
+    const k = await newKey(api, dev);
+    const a = await pay(k.apiKey, '777');
+    const b = await pay(k.apiKey, '0');
+    let expected = 777n;
+    for (const r of [a, b]) {
+      expect(r.status).toBe(201);
+      const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
+      expected += receipt.gasUsed * receipt.gasPrice;
+    }
+    expect((await listItem(k.id)).spentTodayWei).toBe(expected.toString());
+  });
+});
+
+describe('the JSON-RPC door', () => {
+  async function sendRaw(apiKey: string, signed: string) {
+    const res = await fetch(`${stack.url}/rpc/testnet/${apiKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [signed] }),
+    });
+    return (await res.json()) as any;
+  }
+
+  it('eth_sendRawTransaction meets the caps; a transaction the node refuses gives back its reservation', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[1]!);
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '100', maxValueWeiPerDay: '150' } });
+    const sign = (value: bigint, nonce: number) =>
+      wallet.signTransaction({
+        to: wallet.address,
+        value,
+        nonce,
+        gasLimit: 21_000n,
+        gasPrice: 10_000_000_000n,
+        chainId: 17991n,
+      });
+    const start = await provider.getTransactionCount(wallet.address, 'pending');
+    const tooMuch = await sendRaw(k.apiKey, await sign(101n, start));
+    expect(tooMuch.error).toMatchObject({
+      code: -32003,
+      data: { limit: 'maxValueWeiPerTx', max: '100', left: '100', requested: '101' },
+    });
+    expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+    const first = await sendRaw(k.apiKey, await sign(100n, start));
+    expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
+    await provider.waitForTransaction(first.result as string);
+    // Sent twice: relayed, counted once.
+    await sendRaw(k.apiKey, await sign(100n, start));
+    const past = await sendRaw(k.apiKey, await sign(60n, start + 1));
+    expect(past.error).toMatchObject({ code: -32003, data: { limit: 'maxValueWeiPerDay', left: '50' } });
+    // A nonce already used: the node refuses it, and its 40 wei come back.
+    const refused = await sendRaw(k.apiKey, await sign(40n, start));
+    expect(refused.error).toBeDefined();
+    const last = await sendRaw(k.apiKey, await sign(50n, start + 1));
+    expect(last.result).toMatch(/^0x[0-9a-f]{64}$/);
+    await provider.waitForTransaction(last.result as string);
+    expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(start + 2);
+    expect((await listItem(k.id)).spentTodayWei).toBe('150');
+  });
+});
+
+describe('invoke fee overrides (docs/api.md, Gateway)', () => {
+  const invoke = (apiKey: string, body: Record<string, unknown>) =>
+    api.post(`/api/devportal/contracts/${till.id}/invoke/bump`, body, { apiKey });
+
+  it('signs with the maxFeePerGas and maxPriorityFeePerGas asked', async () => {
+    const k = await newKey(api, dev);
+    const res = await invoke(k.apiKey, { maxFeePerGas: '30000000000', maxPriorityFeePerGas: '2000000000' });
+    expect({ status: res.status, outcome: res.body.status }).toEqual({ status: 201, outcome: 'success' });
+    const tx = (await provider.getTransaction(res.body.txHash))!;
+    expect({ type: tx.type, maxFee: tx.maxFeePerGas, tip: tx.maxPriorityFeePerGas }).toEqual({
+      type: 2,
+      maxFee: 30_000_000_000n,
+      tip: 2_000_000_000n,
+    });
+  });
+
+  it('signs a legacy transaction with the gasPrice asked', async () => {
+    const k = await newKey(api, dev);
+    const res = await invoke(k.apiKey, { gasPrice: '0x6fc23ac00' });
+    expect(res.status).toBe(201);
+    const tx = (await provider.getTransaction(res.body.txHash))!;
+    expect({ type: tx.type, gasPrice: tx.gasPrice }).toEqual({ type: 0, gasPrice: 30_000_000_000n });
+  });
+
+  it('refuses contradictory, malformed and unknown fields (400 naming them), nothing sent', async () => {
+    const k = await newKey(api, dev);
+    const before = await nonce();
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ gasPrice: '1', maxFeePerGas: '2' }, 400, 'gasPrice'],
+      [{ maxFeePerGas: '1000000000', maxPriorityFeePerGas: '2000000000' }, 400, 'maxPriorityFeePerGas'],
+      [{ maxFeePerGas: '-5' }, 400, 'maxFeePerGas'],
+      [{ timeoutSeconds: 0 }, 400, 'timeoutSeconds'],
+      [{ timeoutSeconds: 604_801 }, 400, 'timeoutSeconds'],
+      [{ maxFee: '1' }, 400, 'maxFee'],
+    ];
+    for (const [body, status, field] of cases) {
+      const res = await invoke(k.apiKey, body);
+      expect({ body, status: res.status }).toEqual({ body, status });
+      expect(JSON.stringify(res.body.error)).toContain(field);
+    }
+    expect(await nonce()).toBe(before);
+  });
+
+  it('a fee above the key’s maxFeePerGasWei is 422 SPEND_LIMIT_EXCEEDED; below it is sent', async () => {
+    const k = await newKey(api, dev, { spend: { maxFeePerGasWei: '40000000000' } });
+    const before = await nonce();
+    const over = await invoke(k.apiKey, { maxFeePerGas: '40000000001', maxPriorityFeePerGas: '2000000000' });
+    expect(over.status).toBe(422);
+    expect(over.body.error).toMatchObject({
+      code: 'SPEND_LIMIT_EXCEEDED',
+      details: { limit: 'maxFeePerGasWei', requested: '40000000001' },
+    });
+    expect(await nonce()).toBe(before);
+    const ok = await invoke(k.apiKey, { maxFeePerGas: '40000000000', maxPriorityFeePerGas: '2000000000' });
+    expect(ok.status).toBe(201);
+  });
+});
+
+describe('on two instances', () => {
+  let sibling: ServiceProcess;
+  beforeAll(async () => {
+    sibling = await spawnSibling(stack);
+  }, 60_000);
+  afterAll(async () => {
+    await sibling?.stop();
+  });
+
+  it('50 concurrent invokes: exactly maxValueWeiPerDay is spent, the rest 422 with nothing sent', async () => {
+    const siblingApi = client(sibling.url);
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerDay: '10000' } });
+    const tillBefore = await provider.getBalance(till.address);
+    const nonceBefore = await nonce();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => pay(k.apiKey, '1000', i % 2 ? siblingApi : api)),
+    );
+    const ok = results.filter((r) => r.status === 201);
+    const refused = results.filter((r) => r.status === 422);
+    expect(ok).toHaveLength(10);
+    expect(refused).toHaveLength(40);
+    for (const r of ok) expect(r.body.status).toBe('success');
+    for (const r of refused) {
+      expect(r.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxValueWeiPerDay' } });
+    }
+    expect(await provider.getBalance(till.address)).toBe(tillBefore + 10_000n);
+    expect(await nonce()).toBe(nonceBefore + 10);
+    const item = await listItem(k.id);
+    let expected = 10_000n;
+    for (const r of ok) {
+      const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
+      expected += receipt.gasUsed * receipt.gasPrice;
+    }
+    expect(item.spentTodayWei).toBe(expected.toString());
+  }, 120_000);
+});
+
+describe('timeoutSeconds', () => {
+  const node = (method: string, params: unknown[] = []) => provider.send(method, params);
+
+  it('not mined in time: the record fails "timed out" and its nonce is taken by a no-op, the next invoke lands', async () => {
+    const k = await newKey(api, dev);
+    const automine = (await node('anvil_getAutomine')) as boolean;
+    const interval = (await node('anvil_getIntervalMining')) as number;
+    await node('evm_setIntervalMining', [0]);
+    await node('evm_setAutomine', [false]);
+    try {
+      const start = await provider.getTransactionCount(dev.walletAddress, 'latest');
+      const res = await api.post(
+        `/api/devportal/contracts/${till.id}/invoke/bump`,
+        { timeoutSeconds: 1 },
+        { apiKey: k.apiKey },
+      );
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ status: 'pending', blockNumber: null });
+      await new Promise((r) => setTimeout(r, 1200));
+      await trackerPass(stack);
+      const record = await api.get(`/api/devportal/transactions/${res.body.transactionId}`, { token: dev.token });
+      expect(record.body).toMatchObject({ status: 'failed', error: 'timed out' });
+      await node('evm_mine');
+      expect(await provider.getTransactionReceipt(res.body.txHash)).toBeNull();
+      expect(await provider.getTransactionCount(dev.walletAddress, 'latest')).toBe(start + 1);
+    } finally {
+      await node('evm_setAutomine', [automine]);
+      await node('evm_setIntervalMining', [interval]);
+    }
+    const next = await api.post(`/api/devportal/contracts/${till.id}/invoke/bump`, {}, { apiKey: k.apiKey });
+    expect({ status: next.status, outcome: next.body.status }).toEqual({ status: 201, outcome: 'success' });
+  }, 60_000);
+});
+
+describe('a free-gas network (gas price 0, legacy transactions) behind a Besu front', () => {
+  let free: Stack;
+  beforeAll(async () => {
+    free = await startStack({ TESTNET_GAS_PRICE_WEI: '0' }, { freeGas: true, minGasPrice: 0n });
+  }, 60_000);
+  afterAll(async () => {
+    await free?.stop();
+  });
+
+  it('zero caps allow free transactions; a price asked above them is refused, EIP-1559 fields are 400', async () => {
+    const freeApi = client(free.url);
+    const { dev: owner, contract } = await gatewayUser(freeApi, free.ca, TILL_SOURCE);
+    const invoke = (apiKey: string, body: Record<string, unknown>) =>
+      freeApi.post(`/api/devportal/contracts/${contract.id}/invoke/bump`, body, { apiKey });
+    const k = await newKey(freeApi, owner, { spend: { maxFeePerGasWei: '0', maxValueWeiPerDay: '0' } });
+    const ok = await invoke(k.apiKey, {});
+    expect({ status: ok.status, outcome: ok.body.status }).toEqual({ status: 201, outcome: 'success' });
+    expect((await invoke(k.apiKey, { gasPrice: '0' })).status).toBe(201);
+    const priced = await invoke(k.apiKey, { gasPrice: '1' });
+    expect(priced.status).toBe(422);
+    expect(priced.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxFeePerGasWei' } });
+    const eip1559 = await invoke(k.apiKey, { maxFeePerGas: '0' });
+    expect(eip1559.status).toBe(400);
+    expect(eip1559.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'maxFeePerGas' } });
+    const item = (
+      (await freeApi.get(`/api/devportal/developers/${owner.developerId}/api-keys`, { token: owner.token })).body
+        .items as any[]
+    ).find((i) => i.id === k.id);
+    expect(item.spentTodayWei).toBe('0');
+  }, 120_000);
+});
