@@ -191,6 +191,7 @@ const EXTRA_STATUSES: Record<string, number[]> = {
   contractOpenApi: [409, 422],
   approveContract: [409, 422, 502],
   rejectContract: [409],
+  cancelTransaction: [409],
   createApiKey: [409],
   revokeApiKey: [409],
   queryContract: [409, 422, 429, 502],

@@ -196,6 +196,11 @@ describe('the first-hour flow through Prism validating proxies', () => {
       while (['queued', 'pending'].includes(record.body.status) && Date.now() < until);
       expect([record.status, record.body.status]).toEqual([200, 'success']);
     }
+    // Transaction control (docs/api.md, "Transactions"): the list, and a mined record cannot be cancelled.
+    expect((await devportal.get(`${api}/developers/${dev.developerId}/transactions`, auth)).status).toBe(200);
+    expect((await devportal.post(`${api}/transactions/${accepted.body.transactionId}/cancel`, {}, auth)).status).toBe(
+      409,
+    );
 
     // The contract's own documents and events.
     expect((await devportal.get(`${api}/contracts/${contract.id}/swagger`)).status).toBe(200);
