@@ -55,30 +55,12 @@ export class SpendCapsInfo {
   maxGasPerDay!: string | null;
 }
 
-@InputType({ description: 'A new API key.' })
-export class CreateApiKeyInput {
-  @Field({ nullable: true, description: 'Human-readable name, up to 100 characters.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  name?: string;
-
-  @Field(() => [ApiKeyScopeName], { nullable: true, description: 'Granted scopes; default ["read", "write"].' })
-  @IsOptional()
-  @ArrayMinSize(1, { message: 'scopes must not be empty' })
-  @ArrayMaxSize(2)
-  scopes?: ApiKeyScopeName[];
-
-  @Field(() => ID, { nullable: true, description: 'Restrict the key to this contract of the caller.' })
-  @IsOptional()
-  @IsUUID('all', { message: 'contractId must be a UUID' })
-  contractId?: string;
-
-  @Field(() => ID, { nullable: true, description: 'Link the key to this project of the caller.' })
-  @IsOptional()
-  @IsUUID('all', { message: 'projectId must be a UUID' })
-  projectId?: string;
-
+/**
+ * The policy fields a key is created with and changed by (docs/api.md, "API keys"); an input of its
+ * own only for type-graphql's inheritance, never an argument.
+ */
+@InputType('ApiKeyPolicyFields')
+abstract class KeyPolicyFields {
   @Field(() => [ID], {
     nullable: true,
     description: 'Restrict the key to these contracts of the caller (contractId is the one-element form).',
@@ -140,8 +122,33 @@ export class CreateApiKeyInput {
   spend?: SpendCapsInput | null;
 }
 
+@InputType({ description: 'A new API key.' })
+export class CreateApiKeyInput extends KeyPolicyFields {
+  @Field({ nullable: true, description: 'Human-readable name, up to 100 characters.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  name?: string;
+
+  @Field(() => [ApiKeyScopeName], { nullable: true, description: 'Granted scopes; default ["read", "write"].' })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'scopes must not be empty' })
+  @ArrayMaxSize(2)
+  scopes?: ApiKeyScopeName[];
+
+  @Field(() => ID, { nullable: true, description: 'Restrict the key to this contract of the caller.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'contractId must be a UUID' })
+  contractId?: string;
+
+  @Field(() => ID, { nullable: true, description: 'Link the key to this project of the caller.' })
+  @IsOptional()
+  @IsUUID('all', { message: 'projectId must be a UUID' })
+  projectId?: string;
+}
+
 @InputType({ description: 'Changes to an API key: a field left out stays as it is, null lifts its restriction.' })
-export class UpdateApiKeyInput {
+export class UpdateApiKeyInput extends KeyPolicyFields {
   @Field(() => String, { nullable: true, description: 'Human-readable name, up to 100 characters.' })
   @IsOptional()
   @IsString()
@@ -152,66 +159,6 @@ export class UpdateApiKeyInput {
   @IsOptional()
   @IsUUID('all', { message: 'contractId must be a UUID' })
   contractId?: string | null;
-
-  @Field(() => [ID], {
-    nullable: true,
-    description: 'Restrict the key to these contracts of the caller (contractId is the one-element form).',
-  })
-  @IsOptional()
-  @ArrayMinSize(1, { message: 'contractIds must not be empty' })
-  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `contractIds holds at most ${MAX_POLICY_ENTRIES} entries` })
-  @IsUUID('all', { each: true, message: 'contractIds must be UUIDs' })
-  contractIds?: string[] | null;
-
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Exact origins (scheme://host[:port]) the key is accepted from.',
-  })
-  @IsOptional()
-  @ArrayMinSize(1, { message: 'allowedOrigins must not be empty' })
-  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedOrigins holds at most ${MAX_POLICY_ENTRIES} entries` })
-  @IsString({ each: true })
-  @MaxLength(300, { each: true })
-  allowedOrigins?: string[] | null;
-
-  @Field(() => [String], { nullable: true, description: 'Client addresses and CIDR blocks the key is accepted from.' })
-  @IsOptional()
-  @ArrayMinSize(1, { message: 'allowedIps must not be empty' })
-  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedIps holds at most ${MAX_POLICY_ENTRIES} entries` })
-  @IsString({ each: true })
-  @MaxLength(100, { each: true })
-  allowedIps?: string[] | null;
-
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Gateway methods (name or signature) and JSON-RPC methods the key may call.',
-  })
-  @IsOptional()
-  @ArrayMinSize(1, { message: 'allowedMethods must not be empty' })
-  @ArrayMaxSize(MAX_POLICY_ENTRIES, { message: `allowedMethods holds at most ${MAX_POLICY_ENTRIES} entries` })
-  @IsString({ each: true })
-  @MaxLength(300, { each: true })
-  allowedMethods?: string[] | null;
-
-  @Field(() => Date, { nullable: true, description: 'The key stops working at this moment.' })
-  @IsOptional()
-  expiresAt?: Date | null;
-
-  @Field(() => Int, { nullable: true, description: "Requests per second for this key, at most the service's." })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  rateLimitPerSecond?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Requests per UTC day, counted by every instance together.' })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  dailyQuota?: number | null;
-
-  @Field(() => SpendCapsInput, { nullable: true, description: 'Spend caps (null lifts them all).' })
-  @IsOptional()
-  spend?: SpendCapsInput | null;
 }
 
 @InputType({ description: 'A rotation of an API key.' })
