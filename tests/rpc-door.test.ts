@@ -432,6 +432,28 @@ describe('WebSocket', () => {
     await viem.transport.getRpcClient?.().then((rpc: { close(): void }) => rpc.close());
   }, 60_000);
 
+  it('refuses a logs filter too large or malformed to share (-32602)', async () => {
+    const WebSocket = (await import('ws')).default;
+    const socket = new WebSocket(wsUrl(readKey));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const answers = new Map<number, any>();
+    socket.on('message', (data: Buffer) => {
+      const msg = JSON.parse(data.toString());
+      if (typeof msg.id === 'number') answers.set(msg.id, msg);
+    });
+    const hash = `0x${'ab'.repeat(32)}`;
+    const filters = [
+      { address: Array.from({ length: 101 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`) },
+      { topics: [Array.from({ length: 101 }, () => hash)] },
+      { topics: [hash, hash, hash, hash, hash] },
+      { topics: ['not a hash'] },
+    ];
+    filters.forEach((f, i) => socket.send(JSON.stringify(call('eth_subscribe', ['logs', f], i + 1))));
+    for (let i = 0; i < 50 && answers.size < filters.length; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 1; i <= filters.length; i++) expect(answers.get(i)?.error?.code).toBe(-32602);
+    socket.close();
+  });
+
   it('ethers WebSocketProvider follows blocks over eth_subscribe', async () => {
     const { WebSocketProvider } = await import('ethers');
     const provider = new WebSocketProvider(wsUrl(readKey), 17991, { staticNetwork: true });

@@ -106,6 +106,22 @@ const BLOCK_TAGS = new Set(['latest', 'pending', 'safe', 'finalized']);
 const HEX_QUANTITY = /^0x[0-9a-fA-F]{1,16}$/;
 const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 
+/** Addresses, and hashes per topic position, a `logs` subscription may name. */
+const MAX_FILTER_ENTRIES = 100;
+const TOPIC = /^0x[0-9a-fA-F]{64}$/;
+
+/** Up to 4 positions, each null, a topic hash or a list of at most MAX_FILTER_ENTRIES hashes. */
+function topicsWithinBounds(topics: unknown): boolean {
+  if (topics === undefined || topics === null) return true;
+  if (!Array.isArray(topics) || topics.length > 4) return false;
+  return topics.every(
+    (t) =>
+      t === null ||
+      (typeof t === 'string' && TOPIC.test(t)) ||
+      (Array.isArray(t) && t.length <= MAX_FILTER_ENTRIES && t.every((h) => typeof h === 'string' && TOPIC.test(h))),
+  );
+}
+
 const cut = (message: string) => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message);
 const failure = (id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcResponse => ({
   jsonrpc: '2.0',
@@ -377,6 +393,14 @@ export class RpcDoorService {
           : [filter.address];
       if (!addresses.every((a) => typeof a === 'string' && isAddressLike(a))) {
         return failure(id, -32602, 'address must be an address or a list of addresses');
+      }
+      // The filter keys the per-block answers every subscriber shares: bounded, as geth bounds topics.
+      if (addresses.length > MAX_FILTER_ENTRIES || !topicsWithinBounds(filter.topics)) {
+        return failure(
+          id,
+          -32602,
+          `a logs filter holds at most ${MAX_FILTER_ENTRIES} addresses and 4 topic positions of ${MAX_FILTER_ENTRIES} hashes each`,
+        );
       }
       if (restriction && (addresses.length === 0 || !addresses.every((a) => restriction.has(a.toLowerCase())))) {
         return failure(id, -32602, 'the API key is restricted to other contracts');
