@@ -22,8 +22,12 @@ export interface LimitStore {
 
 /** Open connections counted per client address key. */
 export interface ConnectionCap {
-  /** Takes one of `key`'s slots: what gives it back, or undefined when the cap is reached. */
-  acquire(key: string): Promise<(() => void) | undefined>;
+  /**
+   * Takes one of `key`'s slots: what gives it back, or undefined when the cap is reached. The
+   * release settles once the slot is free on every instance (callers that answer a client only
+   * after it, such as a compile, await it; it never rejects).
+   */
+  acquire(key: string): Promise<(() => Promise<void>) | undefined>;
 }
 
 /** Every key of this service in Redis starts with this (one Redis may serve other things). */
@@ -86,7 +90,12 @@ export function memoryLimitStore(): LimitStore {
     limiter: (points, seconds) => new RateLimiterMemory({ points, duration: seconds }),
     connectionCap: (_name, cap) => {
       const memory = new MemoryCap(cap);
-      return { acquire: async (key) => memory.take(key) };
+      return {
+        acquire: async (key) => {
+          const release = memory.take(key);
+          return release && (async () => release());
+        },
+      };
     },
     connected: () => false,
     close: async () => undefined,
@@ -177,7 +186,8 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
           // Counted in memory too, so that this instance alone keeps the cap while Redis is down.
           const local = memory.take(key);
           if (!local) return undefined;
-          if (redis.status !== 'ready') return local;
+          const localOnly = async () => local();
+          if (redis.status !== 'ready') return localOnly;
           const setKey = `${PREFIX}ws:${name}:${key}`;
           const member = randomUUID();
           let taken: number;
@@ -185,7 +195,7 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
             taken = await redis.devportalAcquire(setKey, cap, CONNECTION_LEASE_MS, member);
           } catch (err) {
             failed(err);
-            return local;
+            return localOnly;
           }
           if (taken !== 1) {
             local();
@@ -194,11 +204,11 @@ export function redisLimitStore(url: string, logger: Logger): LimitStore {
           let members = leases.get(setKey);
           if (!members) leases.set(setKey, (members = new Set()));
           members.add(member);
-          return () => {
+          return async () => {
             local();
             if (!members.delete(member)) return;
             if (members.size === 0 && leases.get(setKey) === members) leases.delete(setKey);
-            redis.zrem(setKey, member).catch(failed);
+            await redis.zrem(setKey, member).then(() => undefined, failed);
           };
         },
       };

@@ -236,7 +236,8 @@ export class SolidityCompiler {
             try {
               return await this.compileUncached(valid.sources, key, lane, shape, client);
             } finally {
-              releaseShared();
+              // Awaited: the caller is answered only once its slot is free on every instance.
+              await releaseShared();
             }
           })
           .finally(() => {
@@ -323,8 +324,8 @@ export class SolidityCompiler {
    * `client`'s compile slot across instances (sharedSlots); 429 RATE_LIMITED when another instance
    * holds it, with Retry-After the lane's time limit (when that compile began is not known here).
    */
-  private async claimShared(client: string | undefined, lane: CompileLane): Promise<() => void> {
-    if (client === undefined || !this.sharedSlots) return () => undefined;
+  private async claimShared(client: string | undefined, lane: CompileLane): Promise<() => Promise<void>> {
+    if (client === undefined || !this.sharedSlots) return async () => undefined;
     const release = await this.sharedSlots.acquire(`${lane}:${client}`);
     if (release) return release;
     const seconds = Math.max(1, Math.ceil(this.poolOf(lane).timeoutMs / 1000));
