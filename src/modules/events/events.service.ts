@@ -173,7 +173,7 @@ export class ContractEventsService {
         if (fromBlock !== null) {
           after = { blockNumber: fromBlock - 1, logIndex: END_OF_BLOCK };
         } else {
-          const state = await runtime.index.state(source.network);
+          const state = await this.explorer.index.state(source.network);
           after = state ? { blockNumber: state.lastBlock, logIndex: END_OF_BLOCK } : null;
         }
         let checkedAt = Date.now();
@@ -252,7 +252,7 @@ export class ContractEventsService {
   ): Promise<{ items: ContractEventItem[]; last: LogPosition | null; full: boolean }> {
     if (source.events.length === 0) return { items: [], last: null, full: false };
     const byTopic = new Map<string, AbiEvent>(source.events.map((e) => [e.topic, e]));
-    const logs = await this.explorer.runtime.index.contractLogs(
+    const logs = await this.explorer.index.contractLogs(
       source.network,
       source.address,
       [...byTopic.keys()],
