@@ -183,7 +183,7 @@ export class ContractEventsService {
             checkedAt = Date.now();
           }
           // Read before the page: a batch committed while the page is read wakes the wait below at once.
-          const version = runtime.indexed.version(source.network);
+          const version = runtime.indexedVersion(source.network);
           const page = await this.read(source, after, null, FOLLOW_PAGE);
           for (const item of page.items) {
             if (stopped) return;

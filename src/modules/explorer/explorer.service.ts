@@ -55,7 +55,7 @@ export class ExplorerService {
       (network, method, params, opts) => reader.call(network, method, params, opts),
       {
         lastBlock: async (network) => (await index.state(network))?.lastBlock ?? null,
-        version: (network) => runtime.indexed.version(network),
+        version: (network) => runtime.indexedVersion(network),
         wait: (network, since, cancel) => runtime.waitForIndexed(network, since, cancel),
       },
       logger.child({ component: 'tokens' }),

@@ -113,6 +113,11 @@ export class ExplorerRuntime {
     return this.watchers[network].followsSocket();
   }
 
+  /** A counter that moves whenever the network's blocks are indexed: read it before reading the index, then waitForIndexed with it. */
+  indexedVersion(network: Network): number {
+    return this.indexed.version(network);
+  }
+
   /**
    * Resolves once blocks were indexed after the signal's `since` version (or after a while anyway,
    * or when `cancel` settles). Committed by this instance's indexer, they are signalled at once;
