@@ -48,6 +48,38 @@ module.exports = {
       to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'explorer-views-import-no-other-stage',
+      comment:
+        'Inside the explorer, views/ (what it shows: view types, their builders, what they are built from) is the bottom stage: it imports nothing else of the explorer.',
+      severity: 'error',
+      from: { path: '^src/modules/explorer/views/' },
+      to: { path: '^src/modules/explorer/', pathNot: '^src/modules/explorer/views/' },
+    },
+    {
+      name: 'explorer-runtime-imports-only-views',
+      comment:
+        'The explorer runtime/ (what runs in the background) imports views/, never portal/, queries/ or the explorer root.',
+      severity: 'error',
+      from: { path: '^src/modules/explorer/runtime/' },
+      to: { path: '^src/modules/explorer/', pathNot: '^src/modules/explorer/(runtime|views)/' },
+    },
+    {
+      name: 'explorer-portal-below-queries',
+      comment:
+        'The explorer portal/ (portal contracts as the explorer sees them) imports runtime/ and views/, never queries/ or the explorer root.',
+      severity: 'error',
+      from: { path: '^src/modules/explorer/portal/' },
+      to: { path: '^src/modules/explorer/', pathNot: '^src/modules/explorer/(portal|runtime|views)/' },
+    },
+    {
+      name: 'explorer-queries-below-the-root',
+      comment:
+        'The explorer queries/ (one folder per resource) import the stages below them, never the explorer root that composes them.',
+      severity: 'error',
+      from: { path: '^src/modules/explorer/queries/' },
+      to: { path: '^src/modules/explorer/[^/]+\\.ts$' },
+    },
+    {
       name: 'schema-and-rest-below-the-edge',
       comment: 'The schema and REST assembly do not import the HTTP edge or the composition root.',
       severity: 'error',

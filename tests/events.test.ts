@@ -279,7 +279,7 @@ describe('1,000 transactions of events', () => {
 
   it('paces a subscriber that does not read by reading the index, not by buffering', async () => {
     const { services } = stack.app;
-    const reads = jest.spyOn(services.explorer.runtime.index, 'contractLogs');
+    const reads = jest.spyOn(services.explorer.index, 'contractLogs');
     try {
       const session = new Session({ apiKey: readKey }, '127.0.0.1', services.auth, services.keys);
       const feed = services.events.follow({ session, contractId: contract.id, event: 'Ping', fromBlock: 0 });

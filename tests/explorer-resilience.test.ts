@@ -99,7 +99,7 @@ async function expectContiguous(network: string): Promise<number> {
 }
 
 const leaders = (network: 'testnet' | 'mainnet') =>
-  [...instances].filter((i) => i.app.services.explorer.runtime.indexers[network]?.isLeader);
+  [...instances].filter((i) => i.app.services.explorer.runtime.isIndexing(network));
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'explorer-resilience-'));
@@ -139,7 +139,7 @@ describe('several instances on one database', () => {
     const y = await startInstance();
     const reader = await startInstance({ INDEXER_ENABLED: 'false' });
     await pg.connect();
-    expect(reader.app.services.explorer.runtime.indexers).toEqual({});
+    expect(reader.app.services.explorer.runtime.indexerNetworks()).toEqual([]);
 
     for (const network of ['testnet', 'mainnet'] as const) {
       await waitFor(`one ${network} leader`, () => (leaders(network).length === 1 ? true : undefined));
@@ -166,7 +166,7 @@ describe('several instances on one database', () => {
     await stopInstance(leader);
     await waitFor(
       'takeover',
-      () => (other.app.services.explorer.runtime.indexers.testnet!.isLeader ? true : undefined),
+      () => (other.app.services.explorer.runtime.isIndexing('testnet') ? true : undefined),
       10_000,
     );
     await indexedTo('testnet', before + 2);

@@ -37,10 +37,10 @@ describe('live blocks behind a WebSocket node', () => {
   it('reaches 20 liveBlocks subscribers within 100 ms of the node mining each block, in order, none missed', async () => {
     const front = stack.besu!.testnet.front;
     // The service's socket to the node passed the JWT check; none was refused.
-    const watcher = stack.app.services.explorer.runtime.watchers.testnet;
+    const runtime = stack.app.services.explorer.runtime;
     const socketBy = Date.now() + 10_000;
-    while (!watcher.followsSocket() && Date.now() < socketBy) await sleep(20);
-    expect(watcher.followsSocket()).toBe(true);
+    while (!runtime.followsSocket('testnet') && Date.now() < socketBy) await sleep(20);
+    expect(runtime.followsSocket('testnet')).toBe(true);
     expect(front.wsSessions).toBeGreaterThanOrEqual(1);
     expect(front.wsUnauthorized).toBe(0);
 

@@ -210,8 +210,8 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       indexLag: async () => {
         const entries = await Promise.all(
           NETWORKS.map(async (n) => {
-            const head = services.explorer.runtime.watchers[n].head();
-            const state = await services.explorer.runtime.index.state(n);
+            const head = services.explorer.runtime.head(n);
+            const state = await services.explorer.index.state(n);
             return [n, head && state ? Math.max(0, head.number - state.lastBlock) : null] as const;
           }),
         );
@@ -225,9 +225,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       const [dbReady, ...health] = await Promise.all([isDatabaseReady(ds), ...NETWORKS.map((n) => chains.health(n))]);
       // A halted explorer index does not stop the service from serving; the report names it.
       const halted = dbReady
-        ? await Promise.all(
-            NETWORKS.map((n) => services.explorer.runtime.index.state(n).then((s) => s?.haltedReason ?? null)),
-          )
+        ? await Promise.all(NETWORKS.map((n) => services.explorer.index.state(n).then((s) => s?.haltedReason ?? null)))
         : [];
       return {
         ready: dbReady,

@@ -207,8 +207,8 @@ export function createServices(deps: {
       cache: new ReadCache(deps.config.readCache),
       // Reads are at the head the explorer's watchers follow (each instance follows it itself).
       heads: new KnownHeads({
-        head: (network) => explorer.runtime.watchers[network].head(),
-        retain: (network) => explorer.runtime.watchers[network].retain(),
+        head: (network) => explorer.runtime.head(network),
+        retain: (network) => explorer.runtime.retain(network),
       }),
     },
   );
@@ -258,8 +258,8 @@ export function createServices(deps: {
     },
     deps.logger,
   );
-  const verification = new VerificationService(deps.ds, explorer.runtime.reader, compiler, deps.logger);
-  const etherscan = new EtherscanApi(deps.ds, explorer.runtime.reader, verification, deps.logger, explorer.tokens);
+  const verification = new VerificationService(deps.ds, explorer.reader, compiler, deps.logger);
+  const etherscan = new EtherscanApi(deps.ds, explorer.reader, verification, deps.logger, explorer.tokens);
   return {
     auth,
     accounts,

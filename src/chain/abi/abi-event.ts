@@ -1,5 +1,6 @@
 import { EventFragment, ParamType } from 'ethers';
 import { AppError } from '../../errors/app-error';
+import { eventArgs } from './abi-json';
 import { AbiDataError, decodeParams, decodeParamsAsync } from './bounded-decoder';
 
 /** One event of a contract ABI that logs can be matched to (anonymous events have no topic to match). */
@@ -118,18 +119,13 @@ function topicData(event: AbiEvent, topics: readonly string[]): string | null {
     .join('')}`;
 }
 
-/** The decoded event from its indexed and its data values, keyed by parameter names (by position when unnamed or repeated). */
+/** The decoded event from its indexed and its data values, in parameter order, its args as abi-json.ts keys them. */
 function assemble(event: AbiEvent, indexed: unknown[], plain: unknown[]): DecodedEvent {
   const inputs = event.fragment.inputs;
-  const names = inputs.map((p) => p.name);
-  const args: Record<string, unknown> = {};
   let i = 0;
   let d = 0;
-  inputs.forEach((param, n) => {
-    const key = param.name && names.indexOf(param.name) === names.lastIndexOf(param.name) ? param.name : String(n);
-    args[key] = param.indexed ? indexed[i++] : plain[d++];
-  });
-  return { name: event.name, signature: event.signature, args };
+  const values = inputs.map((param) => (param.indexed ? indexed[i++] : plain[d++]));
+  return { name: event.name, signature: event.signature, args: eventArgs(inputs, values) };
 }
 
 /**

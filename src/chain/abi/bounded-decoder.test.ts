@@ -1,7 +1,7 @@
 import { leastLoopHoldCpuMs } from '../../../tests/kit/cpu-time';
 import { AbiCoder, FunctionFragment, getAddress, Interface, ParamType } from 'ethers';
 import { AppError } from '../../errors/app-error';
-import { decodeResult } from './abi-result';
+import { decodeResult } from '../../../tests/kit/ethers-abi-json';
 import {
   AbiDataError,
   DecodeBudget,

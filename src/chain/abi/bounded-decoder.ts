@@ -1,7 +1,6 @@
 import { ParamType, type FunctionFragment } from 'ethers';
-import { keccak_256 } from 'js-sha3';
 import { AppError } from '../../errors/app-error';
-import { keyedByName } from './abi-result';
+import { addressDigits, boolJson, bytesJson, checksummed, intJson, keyedByName } from './abi-json';
 
 /** Return, revert, call or log data longer than this is not decoded (docs/api.md "Hostile chain data"). */
 export const MAX_DECODED_BYTES = 256 * 1024;
@@ -61,22 +60,6 @@ export function quoted(text: string): string {
   // Never half a surrogate pair.
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut}…`;
-}
-
-/**
- * EIP-55: the address's hex digits upper-cased where the keccak-256 of its lowercase text has a
- * nibble of 8 or more (ethers' getAddress). js-sha3 hashes about 4 times faster than ethers' keccak,
- * which keeps 8,192 distinct addresses (256 KiB of them) well under 100 ms of the event loop.
- */
-function checksummed(lower: string): string {
-  const hash = keccak_256(lower);
-  let out = '0x';
-  for (let i = 0; i < 40; i++) {
-    const c = lower.charCodeAt(i);
-    // A letter (a-f) whose hash nibble is 8 or more ('8', '9', 'a'-'f' all code 56 or above).
-    out += String.fromCharCode(c > 57 && hash.charCodeAt(i) >= 56 ? c - 32 : c);
-  }
-  return out;
 }
 
 /** An address whose EIP-55 spelling is computed after the walk, between turns of the event loop. */
@@ -243,7 +226,7 @@ class Walk {
         }
         this.count(1 + padded / WORD);
         const hex = this.hex.slice(2 * start, 2 * (start + length));
-        if (plan.kind === 'bytes') return `0x${hex.toLowerCase()}`;
+        if (plan.kind === 'bytes') return bytesJson(hex);
         try {
           return utf8.decode(Buffer.from(hex, 'hex'));
         } catch {
@@ -280,17 +263,17 @@ class Walk {
     }
   }
 
-  /** One static word as ethers reads it; values remembered per word, so repeated words cost a lookup. */
+  /** One static word as ethers reads it (abi-json.ts); values remembered per word, so repeated words cost a lookup. */
   private leaf(plan: Plan & { kind: 'int' | 'address' | 'bool' | 'fixed' }, word: string): unknown {
-    if (plan.kind === 'bool') return word !== '0000000000000000000000000000000000000000000000000000000000000000';
-    if (plan.kind === 'fixed') return `0x${word.slice(0, plan.bytes * 2).toLowerCase()}`;
+    if (plan.kind === 'bool') return boolJson(word);
+    if (plan.kind === 'fixed') return bytesJson(word, plan.bytes);
     const key = `${plan.id}:${word}`;
     const known = this.words.get(key);
     if (known !== undefined) return known;
     let value: unknown;
     if (plan.kind === 'address') {
-      if (!/^0{24}/.test(word)) throw new AbiDataError('address with high bytes set');
-      const lower = word.slice(24).toLowerCase();
+      const lower = addressDigits(word);
+      if (lower === null) throw new AbiDataError('address with high bytes set');
       if (this.deferChecksums) {
         const slot = new AddressSlot(lower);
         this.slots.push(slot);
@@ -299,10 +282,7 @@ class Walk {
         value = checksummed(lower);
       }
     } else if (plan.kind === 'int') {
-      // Masked to the type's size, then sign-extended (ethers' NumberCoder).
-      const n = BigInt(`0x${word.slice(64 - plan.bits / 4)}`);
-      const half = 1n << BigInt(plan.bits - 1);
-      value = (plan.signed && n >= half ? n - (1n << BigInt(plan.bits)) : n).toString();
+      value = intJson(word, plan.bits, plan.signed);
     }
     this.words.set(key, value);
     return value;
@@ -315,8 +295,8 @@ export interface DecodeOptions {
 }
 
 /**
- * Chain data (0x hex) decoded as `params`, each value as a query result is (docs/api.md §7:
- * integers as decimal strings, addresses EIP-55, bytes lowercase hex, tuples keyed by names).
+ * Chain data (0x hex) decoded as `params`, each value in the one JSON form of abi-json.ts
+ * (docs/api.md, "Gateway": integers as decimal strings, addresses EIP-55, bytes lowercase hex, tuples keyed by names).
  * Bounded before it starts: over MAX_DECODED_BYTES or MAX_DECODED_ELEMENTS → 422
  * RESULT_TOO_LARGE; data the types do not fit → AbiDataError.
  */

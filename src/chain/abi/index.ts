@@ -1,6 +1,5 @@
 export { findMethod, listMethods, methodKey, type AbiMethod } from './abi-method';
 export { encodeArgs } from './abi-args';
-export { decodeResult, toJsonValue } from './abi-result';
 export { CallCodec } from './call-codec';
 export { elementaryTypeNamed, type ElementaryType } from './elementary-type';
 export {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FunctionFragment, getAddress, Interface } from 'ethers';
 import { encodeArgs } from './abi-args';
-import { decodeResult } from './abi-result';
+import { decodeResult } from '../../../tests/kit/ethers-abi-json';
 import { staticCalldata } from './static-calldata';
 import { staticResult } from './static-result';
 

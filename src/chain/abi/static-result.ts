@@ -1,45 +1,24 @@
-import { getAddress, type FunctionFragment, type ParamType } from 'ethers';
-import { keyedByName } from './abi-result';
+import type { FunctionFragment, ParamType } from 'ethers';
+import { keyedByName, wordJson, type WordType } from './abi-json';
 import { elementaryType } from './elementary-type';
 
 /** One 32-byte word (64 hex digits) → its JSON value (docs/api.md, "Gateway"), or undefined where ethers must decide. */
 type Read = (word: string) => unknown;
 
-const ZERO_HIGH_BYTES = '0'.repeat(24);
-const NON_ZERO = /[^0]/;
 const HEX = /^0x[0-9a-fA-F]*$/;
 
 /**
  * The reader of `param` as ethers v6 decodes it (abi/coders), or null when it is not an elementary
- * static type: integers masked to their size, then sign-extended (NumberCoder); an address only
- * when the 12 high bytes are zero (AddressCoder's toBeHex(value, 20) throws otherwise: left to
- * ethers); bool true for any non-zero word (BooleanCoder); bytesN the first N bytes
- * (FixedBytesCoder).
+ * static type: each word read by abi-json.ts's wordJson (integers masked to their size, then
+ * sign-extended, as NumberCoder; bool true for any non-zero word, as BooleanCoder; bytesN the first
+ * N bytes, as FixedBytesCoder); an address only when the 12 high bytes are zero (AddressCoder's
+ * toBeHex(value, 20) throws otherwise: undefined, left to ethers).
  */
 function readerOf(param: ParamType): Read | null {
   const type = elementaryType(param);
-  switch (type?.kind) {
-    case 'address':
-      return (word) => (word.startsWith(ZERO_HIGH_BYTES) ? getAddress(`0x${word.slice(24)}`) : undefined);
-    case 'bool':
-      return (word) => NON_ZERO.test(word);
-    case 'int': {
-      const digits = type.bits / 4;
-      if (!type.signed) return (word) => BigInt(`0x${word.slice(64 - digits)}`).toString();
-      const size = BigInt(type.bits);
-      const half = 1n << (size - 1n);
-      return (word) => {
-        const value = BigInt(`0x${word.slice(64 - digits)}`);
-        return (value >= half ? value - (1n << size) : value).toString();
-      };
-    }
-    case 'bytes': {
-      const hexDigits = type.size * 2;
-      return (word) => `0x${word.slice(0, hexDigits).toLowerCase()}`;
-    }
-    default:
-      return null;
-  }
+  if (type === null) return null;
+  const word: WordType = type.kind === 'bytes' ? { kind: 'fixed', bytes: type.size } : type;
+  return (w) => wordJson(word, w);
 }
 
 /** The node's raw answer → the `result` of docs/api.md, "Gateway", or undefined: ethers decodes it (or refuses it) instead. */

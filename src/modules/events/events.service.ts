@@ -173,7 +173,7 @@ export class ContractEventsService {
         if (fromBlock !== null) {
           after = { blockNumber: fromBlock - 1, logIndex: END_OF_BLOCK };
         } else {
-          const state = await runtime.index.state(source.network);
+          const state = await this.explorer.index.state(source.network);
           after = state ? { blockNumber: state.lastBlock, logIndex: END_OF_BLOCK } : null;
         }
         let checkedAt = Date.now();
@@ -183,7 +183,7 @@ export class ContractEventsService {
             checkedAt = Date.now();
           }
           // Read before the page: a batch committed while the page is read wakes the wait below at once.
-          const version = runtime.indexed.version(source.network);
+          const version = runtime.indexedVersion(source.network);
           const page = await this.read(source, after, null, FOLLOW_PAGE);
           for (const item of page.items) {
             if (stopped) return;
@@ -252,7 +252,7 @@ export class ContractEventsService {
   ): Promise<{ items: ContractEventItem[]; last: LogPosition | null; full: boolean }> {
     if (source.events.length === 0) return { items: [], last: null, full: false };
     const byTopic = new Map<string, AbiEvent>(source.events.map((e) => [e.topic, e]));
-    const logs = await this.explorer.runtime.index.contractLogs(
+    const logs = await this.explorer.index.contractLogs(
       source.network,
       source.address,
       [...byTopic.keys()],

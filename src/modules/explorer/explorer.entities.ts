@@ -1,4 +1,4 @@
-import { ContractCheckEntity } from './queries/portal-contracts/contract-check.entity';
+import { ContractCheckEntity } from './portal/contract-check.entity';
 import { ExplorerBlockEntity } from './runtime/explorer-block.entity';
 import { ExplorerLogEntity } from './runtime/explorer-log.entity';
 import { ExplorerTransactionEntity } from './runtime/explorer-transaction.entity';

@@ -23,7 +23,8 @@ export type { ExplorerConfig } from './runtime/explorer-runtime';
 export { LiveFeed } from './runtime/live-feed';
 export { BlockIndex, type LogPosition, type StoredContractLog } from './runtime/block-index';
 export { IndexSignal } from './runtime/index-signal';
-export { ChainReader, hexToDecimal, hexToNumber, type RpcReceipt } from './runtime/chain-reader';
+export { ChainReader } from './runtime/chain-reader';
+export { hexToDecimal, hexToNumber, type RpcReceipt } from './views/sources';
 export { ChainWatcher } from './runtime/chain-watcher';
 export { ExplorerIndexer } from './runtime/explorer-indexer';
 

@@ -2,7 +2,15 @@ import type { Queryable } from '../../../database/read-routing';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../../../config';
 import { forgetTokenTransfers, transfersOfBlocks, writeTokenTransfers } from '../../tokens';
-import { hexToDecimal, hexToNumber, type FullBlock } from './chain-reader';
+import {
+  hexToDecimal,
+  hexToNumber,
+  type StoredActivity,
+  type StoredBlock,
+  type StoredLog,
+  type StoredTransaction,
+} from '../views/sources';
+import type { FullBlock } from './chain-reader';
 
 /** Progress of a network's index. */
 export interface IndexState {
@@ -10,50 +18,6 @@ export interface IndexState {
   lastBlock: number;
   lastHash: string;
   haltedReason: string | null;
-}
-
-/** A block row, numbers converted. */
-export interface StoredBlock {
-  number: number;
-  hash: string;
-  parentHash: string;
-  timestamp: number;
-  miner: string;
-  transactionCount: number;
-  gasUsed: string;
-  gasLimit: string;
-  extraData: string;
-}
-
-/** A transaction row as the activity list needs it (no input). */
-export interface StoredActivity {
-  hash: string;
-  blockNumber: number;
-  transactionIndex: number;
-  timestamp: number;
-  from: string;
-  to: string | null;
-  contractAddress: string | null;
-  value: string;
-  status: number;
-  methodId: string | null;
-}
-
-/** A full transaction row with its block hash. */
-export interface StoredTransaction extends StoredActivity {
-  blockHash: string;
-  nonce: number;
-  gasLimit: string;
-  gasPrice: string;
-  gasUsed: string;
-  input: string;
-}
-
-export interface StoredLog {
-  address: string;
-  topics: string[];
-  data: string;
-  logIndex: number;
 }
 
 /** A log of a contract with its block's hash and time (contract events). */

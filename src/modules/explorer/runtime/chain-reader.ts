@@ -3,51 +3,7 @@ import type { ChainRegistry } from '../../../chain/chain-registry';
 import type { HeadListener, HeadSubscription } from '../../../chain/head-subscription';
 import type { Network } from '../../../config';
 import { AppError, isAppError } from '../../../errors/app-error';
-
-/** A block as JSON-RPC returns it (hex quantities); `transactions` per the `full` flag. */
-export interface RpcBlock<Tx = RpcTransaction | string> {
-  number: string;
-  hash: string;
-  parentHash: string;
-  timestamp: string;
-  miner: string;
-  gasUsed: string;
-  gasLimit: string;
-  extraData: string;
-  transactions: Tx[];
-}
-
-export interface RpcTransaction {
-  hash: string;
-  blockNumber: string | null;
-  blockHash: string | null;
-  transactionIndex: string | null;
-  from: string;
-  to: string | null;
-  value: string;
-  nonce: string;
-  gas: string;
-  gasPrice?: string;
-  input: string;
-}
-
-export interface RpcLog {
-  address: string;
-  topics: string[];
-  data: string;
-  logIndex: string;
-  transactionHash: string;
-}
-
-export interface RpcReceipt {
-  transactionHash: string;
-  blockHash: string;
-  status?: string;
-  gasUsed: string;
-  effectiveGasPrice?: string;
-  contractAddress: string | null;
-  logs: RpcLog[];
-}
+import { hexToNumber, type RpcBlock, type RpcReceipt, type RpcTransaction } from '../views/sources';
 
 /** A block with a receipt for each of its transactions, in order: what the indexer stores. */
 export interface FullBlock {
@@ -56,8 +12,6 @@ export interface FullBlock {
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
-export const hexToNumber = (h: string): number => Number(BigInt(h));
-export const hexToDecimal = (h: string | null | undefined): string => (h ? BigInt(h).toString() : '0');
 
 /**
  * Requests in flight per call of the reader. Enough to keep a node busy (the provider may also group

@@ -7,7 +7,7 @@ import { startLocalNode, type LocalNode } from '../../../chain/local-node';
 import { createLogger } from '../../../logger';
 import { startBesuChain, type BesuChain } from '../../../../tests/kit/besu-node';
 import { capturingLogger } from '../../../../tests/kit/logs';
-import type { BlockSummary } from '../queries/blocks/blocks.types';
+import type { BlockSummary } from '../views/blocks.types';
 import { ChainReader } from './chain-reader';
 import { ChainWatcher, type ChainWatcherOptions } from './chain-watcher';
 

@@ -1,9 +1,10 @@
 import type { Network } from '../../../config';
 import type { Logger } from '../../../logger';
 import type { HeadSubscription } from '../../../chain/head-subscription';
-import type { ChainReader, RpcBlock } from './chain-reader';
-import type { BlockSummary } from '../queries/blocks/blocks.types';
-import { summaryFromRpc } from '../explorer-views';
+import type { RpcBlock } from '../views/sources';
+import type { ChainReader } from './chain-reader';
+import type { BlockSummary } from '../views/blocks.types';
+import { summaryFromRpc } from '../views/blocks.views';
 
 export interface ChainWatcherOptions {
   /** Poll interval while someone listens (subscribers, the indexer). */

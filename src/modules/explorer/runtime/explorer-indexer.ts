@@ -3,7 +3,8 @@ import { CHAIN_IDS, type Network } from '../../../config';
 import { isAppError } from '../../../errors/app-error';
 import type { Logger } from '../../../logger';
 import type { BlockIndex, IndexState } from './block-index';
-import { hexToNumber, type ChainReader, type FullBlock } from './chain-reader';
+import { hexToNumber } from '../views/sources';
+import type { ChainReader, FullBlock } from './chain-reader';
 import type { ChainWatcher } from './chain-watcher';
 import { LOCK_KEYS } from '../../../kernel/lock-keys';
 

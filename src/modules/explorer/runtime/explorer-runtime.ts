@@ -1,12 +1,11 @@
 import type { DataSource } from 'typeorm';
-import type { ChainRegistry } from '../../../chain/chain-registry';
 import { NETWORKS, type Network } from '../../../config';
 import type { Logger } from '../../../logger';
-import type { BlockSummary } from '../queries/blocks/blocks.types';
-import { readFromPrimary, type ReadRouting } from '../../../database/read-routing';
-import { BlockIndex } from './block-index';
-import { ChainReader } from './chain-reader';
-import { ChainWatcher } from './chain-watcher';
+import type { BlockSummary } from '../views/blocks.types';
+import { readFromPrimary } from '../../../database/read-routing';
+import type { BlockIndex } from './block-index';
+import type { ChainReader } from './chain-reader';
+import { ChainWatcher, type KnownBlock } from './chain-watcher';
 import { ExplorerIndexer } from './explorer-indexer';
 import { IndexSignal } from './index-signal';
 import type { LiveFeed } from './live-feed';
@@ -26,15 +25,14 @@ export interface ExplorerConfig {
 /**
  * What the explorer runs in the background: a chain watcher per network (live blocks, the latest
  * block) publishing to the app's live feed, and, when enabled, an indexer per network writing the
- * block index while this instance holds the network's lock. The queries read through it.
+ * block index while this instance holds the network's lock. The queries ask it, by network, what
+ * its watchers and indexers know; they read the node and the index themselves.
  */
 export class ExplorerRuntime {
-  readonly reader: ChainReader;
-  readonly index: BlockIndex;
-  readonly watchers: Record<Network, ChainWatcher>;
-  readonly indexers: Partial<Record<Network, ExplorerIndexer>> = {};
-  /** Notified when this instance's indexer commits blocks. */
+  /** Notified when blocks are indexed (by this instance's indexer, or seen polled from another's). */
   readonly indexed = new IndexSignal();
+  private readonly watchers: Record<Network, ChainWatcher>;
+  private readonly indexers: Partial<Record<Network, ExplorerIndexer>> = {};
   private readonly log: Logger;
   /** Last block of each network's index as the poll below last saw it. */
   private readonly polledLast: Record<Network, number> = { testnet: -1, mainnet: -1 };
@@ -44,15 +42,13 @@ export class ExplorerRuntime {
 
   constructor(
     private readonly ds: DataSource,
-    chains: ChainRegistry,
+    private readonly reader: ChainReader,
+    private readonly index: BlockIndex,
     private readonly config: ExplorerConfig,
     private readonly liveFeed: LiveFeed,
     logger: Logger,
-    reads?: ReadRouting,
   ) {
     this.log = logger.child({ component: 'explorer' });
-    this.reader = new ChainReader(chains);
-    this.index = new BlockIndex(ds, reads && (() => reads.forRead()));
     const watcher = (network: Network) =>
       new ChainWatcher(network, this.reader, (block) => liveFeed.publish(network, block), logger);
     this.watchers = { testnet: watcher('testnet'), mainnet: watcher('mainnet') };
@@ -92,6 +88,36 @@ export class ExplorerRuntime {
     return this.indexers[network]?.isLeader ?? false;
   }
 
+  /** The networks this instance runs an indexer for (leading or waiting for the lock); none without INDEXER_ENABLED. */
+  indexerNetworks(): Network[] {
+    return NETWORKS.filter((n) => this.indexers[n] !== undefined);
+  }
+
+  /** The newest block the network's watcher has seen (with its extraData), or null before the first. */
+  latestKnown(network: Network): KnownBlock | null {
+    return this.watchers[network].latestKnown();
+  }
+
+  /** The network's head as its watcher last confirmed it, and when; null before the first. */
+  head(network: Network): { number: number; checkedAt: number } | null {
+    return this.watchers[network].head();
+  }
+
+  /** Keeps the network's watcher polling fast until the returned release is called. */
+  retain(network: Network): () => void {
+    return this.watchers[network].retain();
+  }
+
+  /** Whether the network's watcher follows the node's new heads over its WebSocket (else it polls). */
+  followsSocket(network: Network): boolean {
+    return this.watchers[network].followsSocket();
+  }
+
+  /** A counter that moves whenever the network's blocks are indexed: read it before reading the index, then waitForIndexed with it. */
+  indexedVersion(network: Network): number {
+    return this.indexed.version(network);
+  }
+
   /**
    * Resolves once blocks were indexed after the signal's `since` version (or after a while anyway,
    * or when `cancel` settles). Committed by this instance's indexer, they are signalled at once;
@@ -125,7 +151,7 @@ export class ExplorerRuntime {
 
   /** Every new block of the network, in order, from this app's watcher, which polls fast while someone listens. */
   subscribeLiveBlocks(network: Network): AsyncIterableIterator<BlockSummary> {
-    const release = this.watchers[network].retain();
+    const release = this.retain(network);
     return this.liveFeed.subscribe(network, release);
   }
 }

@@ -1,4 +1,4 @@
-import type { BlockSummary } from '../queries/blocks/blocks.types';
+import type { BlockSummary } from '../views/blocks.types';
 import { LiveFeed, MAX_QUEUED_BLOCKS } from './live-feed';
 
 const block = (number: number): BlockSummary => ({

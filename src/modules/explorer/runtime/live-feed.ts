@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub, type PubSubEventTarget } from '@graphql-yoga/subscription';
 import type { Network } from '../../../config';
 import { AppError } from '../../../errors/app-error';
-import type { BlockSummary } from '../queries/blocks/blocks.types';
+import type { BlockSummary } from '../views/blocks.types';
 import { boundedFeed } from './bounded-feed';
 
 /** New blocks, by network. */

@@ -2,7 +2,7 @@ import { Arg, Int, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
-import { AddressLookup } from './addresses.types';
+import { AddressLookup } from '../../views/addresses.types';
 import type { AddressesService } from './addresses.service';
 
 // DATABASE_READ_URL: a request without credentials reads the index from the replica.

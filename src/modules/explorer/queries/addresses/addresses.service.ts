@@ -1,15 +1,21 @@
 import { getCreateAddress } from 'ethers';
 import type { Network } from '../../../../config';
 import type { NetworkName } from '../../../../kernel/network-name';
-import { activityFromStored } from '../../explorer-views';
-import type { StoredActivity } from '../../runtime/block-index';
-import { hexToDecimal, hexToNumber, type RpcReceipt, type RpcTransaction } from '../../runtime/chain-reader';
-import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
+import type { BlockIndex } from '../../runtime/block-index';
+import type { ChainReader } from '../../runtime/chain-reader';
+import { activityFromStored } from '../../views/addresses.views';
+import {
+  hexToDecimal,
+  hexToNumber,
+  type RpcReceipt,
+  type RpcTransaction,
+  type StoredActivity,
+} from '../../views/sources';
 import { parseAddress } from '../../../../kernel/address';
 import { boundedInt, explorerNetwork, LIMITS } from '../explorer-input';
-import { functionName } from '../portal-contracts/method-decoder';
-import type { PortalContract, PortalContracts } from '../portal-contracts/portal-contracts';
-import { ActivityKind, type AddressLookup } from './addresses.types';
+import { functionName } from '../../views/decoded-call';
+import type { PortalContract, PortalContracts } from '../../portal/portal-contracts';
+import { ActivityKind, type AddressLookup } from '../../views/addresses.types';
 
 /** The index serves address activity while it is at most this many blocks behind the head. */
 const MAX_INDEX_LAG_FOR_ACTIVITY = 10;
@@ -20,7 +26,8 @@ const SCAN_CHUNK_MAX = 800;
 /** Addresses: balance, nonce, code, the portal contract there, and recent activity from the index or a scan. */
 export class AddressesService {
   constructor(
-    private readonly runtime: ExplorerRuntime,
+    private readonly reader: ChainReader,
+    private readonly index: BlockIndex,
     private readonly portal: PortalContracts,
   ) {}
 
@@ -30,7 +37,7 @@ export class AddressesService {
     limitArg: number | null | undefined,
     scanArg: number | null | undefined,
   ): Promise<AddressLookup> {
-    const { reader, index } = this.runtime;
+    const { reader, index } = this;
     const network = explorerNetwork(networkArg);
     const address = parseAddress(addressArg, 'address');
     const limit = boundedInt('limit', limitArg, LIMITS.activity);
@@ -99,7 +106,7 @@ export class AddressesService {
     blocks: number,
     limit: number,
   ): Promise<StoredActivity[]> {
-    const { reader } = this.runtime;
+    const { reader } = this;
     const self = address.toLowerCase();
     const lowest = Math.max(0, head - blocks + 1);
     const found: Array<{ tx: RpcTransaction; timestamp: number }> = [];

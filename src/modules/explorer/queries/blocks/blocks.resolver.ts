@@ -2,7 +2,7 @@ import { Arg, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
-import { BlockLookup } from './blocks.types';
+import { BlockLookup } from '../../views/blocks.types';
 import type { BlocksService } from './blocks.service';
 
 /** One block; the latest blocks and the live feed are in LiveBlocksResolver. */

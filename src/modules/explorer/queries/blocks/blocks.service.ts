@@ -1,18 +1,23 @@
 import { CHAIN_IDS, type Network } from '../../../../config';
 import type { NetworkName } from '../../../../kernel/network-name';
-import { blockFromRpc, blockFromStored, summaryFromRpc, summaryFromStored } from '../../explorer-views';
-import type { StoredBlock } from '../../runtime/block-index';
-import { hexToNumber, NODE_QUICK, type RpcBlock } from '../../runtime/chain-reader';
+import type { BlockIndex } from '../../runtime/block-index';
+import { NODE_QUICK, type ChainReader } from '../../runtime/chain-reader';
 import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
+import { blockFromRpc, blockFromStored, summaryFromRpc, summaryFromStored } from '../../views/blocks.views';
+import { hexToNumber, type RpcBlock, type StoredBlock } from '../../views/sources';
 import { boundedInt, explorerNetwork, LIMITS, parseBlockId } from '../explorer-input';
-import type { BlockLookup, BlockSummary, LiveBlocks } from './blocks.types';
+import type { BlockLookup, BlockSummary, LiveBlocks } from '../../views/blocks.types';
 
 /** The watcher's latest block stands in for eth_blockNumber while younger than this. */
 const HEAD_FRESH_MS = 1_500;
 
 /** Blocks: the latest ones, one by number, hash or `latest`, and the live feed of new ones. */
 export class BlocksService {
-  constructor(private readonly runtime: ExplorerRuntime) {}
+  constructor(
+    private readonly reader: ChainReader,
+    private readonly index: BlockIndex,
+    private readonly runtime: ExplorerRuntime,
+  ) {}
 
   /** The liveBlocks subscription: every new block of the network, in order, from this process's watcher. */
   subscribeLiveBlocks(networkArg: NetworkName | null | undefined): AsyncIterable<BlockSummary> {
@@ -31,7 +36,7 @@ export class BlocksService {
   }
 
   async block(idArg: string, networkArg: NetworkName | null | undefined): Promise<BlockLookup> {
-    const { index, reader } = this.runtime;
+    const { index, reader } = this;
     const network = explorerNetwork(networkArg);
     const id = parseBlockId(idArg);
     let stored: StoredBlock | null = null;
@@ -58,10 +63,10 @@ export class BlocksService {
 
   /** The node's head, or null when the node does not answer. */
   private async nodeHead(network: Network): Promise<number | null> {
-    const known = this.runtime.watchers[network].latestKnown();
+    const known = this.runtime.latestKnown(network);
     if (known && Date.now() - known.seenAt < HEAD_FRESH_MS) return known.summary.number;
     try {
-      return await this.runtime.reader.headNumber(network, NODE_QUICK);
+      return await this.reader.headNumber(network, NODE_QUICK);
     } catch {
       return null;
     }
@@ -71,21 +76,19 @@ export class BlocksService {
   private async headOrLastKnown(network: Network): Promise<number | null> {
     const head = await this.nodeHead(network);
     if (head !== null) return head;
-    const known = this.runtime.watchers[network].latestKnown();
+    const known = this.runtime.latestKnown(network);
     if (known) return known.summary.number;
-    return (await this.runtime.index.state(network))?.lastBlock ?? null;
+    return (await this.index.state(network))?.lastBlock ?? null;
   }
 
   /** Blocks by number from the index, the rest from the node; missing ones left out. */
   private async summaries(network: Network, from: number, to: number): Promise<BlockSummary[]> {
-    const stored = await this.runtime.index.blocksBetween(network, from, to);
+    const stored = await this.index.blocksBetween(network, from, to);
     const byNumber = new Map<number, BlockSummary>(stored.map((b) => [b.number, summaryFromStored(b)]));
     const missing: number[] = [];
     for (let n = to; n >= from; n--) if (!byNumber.has(n)) missing.push(n);
     if (missing.length > 0) {
-      const fetched = await this.runtime.reader
-        .blocks(network, missing, false)
-        .catch(() => [] as Array<RpcBlock | null>);
+      const fetched = await this.reader.blocks(network, missing, false).catch(() => [] as Array<RpcBlock | null>);
       for (const block of fetched) if (block) byNumber.set(hexToNumber(block.number), summaryFromRpc(block));
     }
     const out: BlockSummary[] = [];

@@ -3,7 +3,7 @@ import { AnonymousReadsFromReplica } from '../replica-reads';
 import { FEEDS } from '../../../../kernel/event-bus';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
-import { BlockSummary, LiveBlocks } from './blocks.types';
+import { BlockSummary, LiveBlocks } from '../../views/blocks.types';
 import type { BlocksService } from './blocks.service';
 
 /** The latest blocks and the push of new ones; `block` is in BlocksResolver. */

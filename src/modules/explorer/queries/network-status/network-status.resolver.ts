@@ -2,7 +2,7 @@ import { Arg, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
-import { NetworkStatus } from './network-status.types';
+import { NetworkStatus } from '../../views/network-status.types';
 import type { NetworkStatusService } from './network-status.service';
 
 // DATABASE_READ_URL: a request without credentials reads the index from the replica.

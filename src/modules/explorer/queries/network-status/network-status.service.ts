@@ -2,11 +2,13 @@ import type { ChainRegistry } from '../../../../chain/chain-registry';
 import { CHAIN_IDS, type Network } from '../../../../config';
 import type { NetworkName } from '../../../../kernel/network-name';
 import { checksum } from '../../../../kernel/address';
-import { summaryFromRpc, summaryFromStored } from '../../explorer-views';
-import { hexToNumber, NODE_QUICK } from '../../runtime/chain-reader';
+import type { BlockIndex } from '../../runtime/block-index';
+import { NODE_QUICK, type ChainReader } from '../../runtime/chain-reader';
 import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
+import { summaryFromRpc, summaryFromStored } from '../../views/blocks.views';
+import { hexToNumber } from '../../views/sources';
 import { explorerNetwork } from '../explorer-input';
-import type { LastBlock, NetworkStatus } from './network-status.types';
+import type { LastBlock, NetworkStatus } from '../../views/network-status.types';
 import { validatorsFromExtraData } from './qbft-extra-data';
 
 /** Re-ask a node that lacked qbft_getValidatorsByBlockNumber after this long. */
@@ -19,12 +21,14 @@ export class NetworkStatusService {
   private readonly qbftApiMissingAt = new Map<Network, number>();
 
   constructor(
+    private readonly reader: ChainReader,
+    private readonly index: BlockIndex,
     private readonly runtime: ExplorerRuntime,
     private readonly chains: ChainRegistry,
   ) {}
 
   async networkStatus(networkArg: NetworkName | null | undefined): Promise<NetworkStatus> {
-    const { reader, index } = this.runtime;
+    const { reader, index } = this;
     const network = explorerNetwork(networkArg);
     const [health, state] = await Promise.all([
       reader.isAvailable(network) ? this.chains.health(network) : null,
@@ -53,7 +57,7 @@ export class NetworkStatusService {
     }
     if (!healthy) {
       // The node is down: the last block this process saw, else the index's last block.
-      const known = this.runtime.watchers[network].latestKnown();
+      const known = this.runtime.latestKnown(network);
       const stored = !known && state ? await index.blockByNumber(network, state.lastBlock) : null;
       const last = known ? known.summary : stored ? summaryFromStored(stored) : null;
       if (last) {
@@ -97,7 +101,7 @@ export class NetworkStatusService {
     let validators: string[] | null = null;
     const missingAt = this.qbftApiMissingAt.get(network);
     if (missingAt === undefined || Date.now() - missingAt > QBFT_API_REPROBE_MS) {
-      const fromApi = await this.runtime.reader.qbftValidators(network, blockNumber);
+      const fromApi = await this.reader.qbftValidators(network, blockNumber);
       if (fromApi === null) this.qbftApiMissingAt.set(network, Date.now());
       else {
         this.qbftApiMissingAt.delete(network);
@@ -118,10 +122,10 @@ export class NetworkStatusService {
   private async averageBlockTime(network: Network, head: number, headTimestamp: number): Promise<number | null> {
     const span = Math.min(BLOCK_TIME_WINDOW, head);
     if (span <= 0) return null;
-    const stored = await this.runtime.index.blockByNumber(network, head - span);
+    const stored = await this.index.blockByNumber(network, head - span);
     let older = stored?.timestamp;
     if (older === undefined) {
-      const [block] = await this.runtime.reader.blocks(network, [head - span], false);
+      const [block] = await this.reader.blocks(network, [head - span], false);
       if (!block) return null;
       older = hexToNumber(block.timestamp);
     }
@@ -135,7 +139,7 @@ export class NetworkStatusService {
   ): Promise<number | null> {
     const span = Math.min(BLOCK_TIME_WINDOW, head);
     if (span <= 0) return null;
-    const older = await this.runtime.index.blockByNumber(network, head - span);
+    const older = await this.index.blockByNumber(network, head - span);
     return older ? Math.round(((headTimestamp - older.timestamp) / span) * 1000) / 1000 : null;
   }
 }

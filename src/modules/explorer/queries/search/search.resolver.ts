@@ -2,7 +2,7 @@ import { Arg, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
-import { SearchResults } from './search.types';
+import { SearchResults } from '../../views/search.types';
 import type { SearchService } from './search.service';
 
 // DATABASE_READ_URL: a request without credentials reads the index from the replica.

@@ -1,10 +1,11 @@
 import type { NetworkName } from '../../../../kernel/network-name';
-import { contractSearchResult } from '../../explorer-views';
-import { hexToNumber, NODE_QUICK } from '../../runtime/chain-reader';
-import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
+import type { BlockIndex } from '../../runtime/block-index';
+import { NODE_QUICK, type ChainReader } from '../../runtime/chain-reader';
+import { contractSearchResult } from '../../views/search.views';
+import { hexToNumber } from '../../views/sources';
 import { explorerNetwork, parseSearchQuery } from '../explorer-input';
-import type { PortalContracts } from '../portal-contracts/portal-contracts';
-import { SearchResultType, type SearchResult, type SearchResults } from './search.types';
+import type { PortalContracts } from '../../portal/portal-contracts';
+import { SearchResultType, type SearchResult, type SearchResults } from '../../views/search.types';
 import type { TokensService } from '../../../tokens';
 
 const SEARCH_LIMIT = 25;
@@ -12,13 +13,14 @@ const SEARCH_LIMIT = 25;
 /** Search: blocks by number or hash, transactions by hash, addresses, portal contracts and verified assets by name prefix. */
 export class SearchService {
   constructor(
-    private readonly runtime: ExplorerRuntime,
+    private readonly reader: ChainReader,
+    private readonly index: BlockIndex,
     private readonly portal: PortalContracts,
     private readonly tokens: TokensService,
   ) {}
 
   async search(qArg: string, networkArg: NetworkName | null | undefined): Promise<SearchResults> {
-    const { reader, index } = this.runtime;
+    const { reader, index } = this;
     const network = explorerNetwork(networkArg);
     const q = parseSearchQuery(qArg);
     const results: SearchResult[] = [];

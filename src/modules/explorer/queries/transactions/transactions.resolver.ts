@@ -2,7 +2,7 @@ import { Arg, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
-import { TransactionLookup } from './transactions.types';
+import { TransactionLookup } from '../../views/transactions.types';
 import type { TransactionsService } from './transactions.service';
 
 // DATABASE_READ_URL: a request without credentials reads the index from the replica.

@@ -1,26 +1,28 @@
 import type { Network } from '../../../../config';
 import type { NetworkName } from '../../../../kernel/network-name';
-import { transactionFromRpc, transactionFromStored } from '../../explorer-views';
-import { hexToNumber } from '../../runtime/chain-reader';
-import type { ExplorerRuntime } from '../../runtime/explorer-runtime';
+import type { BlockIndex } from '../../runtime/block-index';
+import type { ChainReader } from '../../runtime/chain-reader';
+import { transactionFromRpc, transactionFromStored } from '../../views/transactions.views';
+import { hexToNumber } from '../../views/sources';
 import { explorerNetwork, parseHash } from '../explorer-input';
 import { DecodeBudget } from '../../../../chain/abi';
-import { decodeLogAsync } from '../portal-contracts/log-decoder';
-import { decodeCallAsync } from '../portal-contracts/method-decoder';
-import type { PortalContracts } from '../portal-contracts/portal-contracts';
-import type { Transaction, TransactionLookup } from './transactions.types';
+import { decodeLogAsync } from '../../views/decoded-log';
+import { decodeCallAsync } from '../../views/decoded-call';
+import type { PortalContracts } from '../../portal/portal-contracts';
+import type { Transaction, TransactionLookup } from '../../views/transactions.types';
 import type { TokensService } from '../../../tokens';
 
 /** Transactions by hash, with receipt and logs, and the call decoded when the portal knows the contract. */
 export class TransactionsService {
   constructor(
-    private readonly runtime: ExplorerRuntime,
+    private readonly reader: ChainReader,
+    private readonly index: BlockIndex,
     private readonly portal: PortalContracts,
     private readonly tokens: TokensService,
   ) {}
 
   async transaction(hashArg: string, networkArg: NetworkName | null | undefined): Promise<TransactionLookup> {
-    const { index } = this.runtime;
+    const { index } = this;
     const network = explorerNetwork(networkArg);
     const hash = parseHash('hash', hashArg);
     const stored = await index.transaction(network, hash);
@@ -61,7 +63,7 @@ export class TransactionsService {
   }
 
   private async transactionFromNode(network: Network, hash: string): Promise<Transaction | null> {
-    const { reader } = this.runtime;
+    const { reader } = this;
     const [raw, receipt] = await Promise.all([reader.transaction(network, hash), reader.receipt(network, hash)]);
     if (!raw) return null;
     const blockNumber = raw.blockNumber ? hexToNumber(raw.blockNumber) : null;

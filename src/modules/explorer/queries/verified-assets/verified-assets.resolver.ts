@@ -1,6 +1,6 @@
 import { Arg, Int, Query, Resolver } from 'type-graphql';
 import { NetworkName } from '../../../../kernel/network-name';
-import { VerifiedAssets } from './verified-assets.types';
+import { VerifiedAssets } from '../../views/verified-assets.types';
 import type { VerifiedAssetsService } from './verified-assets.service';
 
 @Resolver()

@@ -1,8 +1,8 @@
 import { AppError } from '../../../../errors/app-error';
 import type { NetworkName } from '../../../../kernel/network-name';
 import { boundedInt, LIMITS } from '../explorer-input';
-import type { PortalContracts } from '../portal-contracts/portal-contracts';
-import type { VerifiedAssets } from './verified-assets.types';
+import type { PortalContracts } from '../../portal/portal-contracts';
+import type { VerifiedAssets } from '../../views/verified-assets.types';
 
 /** Verified assets: mainnet tokens deployed through the portal whose code on chain matches their source. */
 export class VerifiedAssetsService {

@@ -1,6 +1,6 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../../../kernel/network-name';
+import { NetworkName } from '../../../kernel/network-name';
 
 @ObjectType({ description: 'A block header summary; the same object is pushed by the liveBlocks subscription.' })
 export class BlockSummary {

@@ -1,16 +1,16 @@
 import { dataSlice, decodeBytes32String, id as keccakId } from 'ethers';
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../../../config';
-import type { Logger } from '../../../../logger';
-import type { ChainReader } from '../../runtime/chain-reader';
+import type { Network } from '../../../config';
+import type { Logger } from '../../../logger';
+import type { ChainReader } from '../runtime/chain-reader';
 import {
   detectTokenStandard,
   runtimeCodeMatches,
   type ImmutableReferences,
   type TokenStandard,
 } from './contract-verification';
-import { checksum } from '../../../../kernel/address';
-import { decodeParams, paramTypes } from '../../../../chain/abi';
+import { checksum } from '../../../kernel/address';
+import { decodeParams, paramTypes } from '../../../chain/abi';
 
 /** What the explorer needs of a portal contract (the contracts table belongs to the contracts domain). */
 export interface PortalContract {

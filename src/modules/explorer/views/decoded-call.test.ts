@@ -1,5 +1,5 @@
 import { getAddress, Interface } from 'ethers';
-import { decodeCall, functionName } from './method-decoder';
+import { decodeCall, functionName } from './decoded-call';
 
 const ABI = [
   'function transfer(address to, uint256 amount) returns (bool)',

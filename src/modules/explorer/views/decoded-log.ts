@@ -5,7 +5,7 @@ import {
   listEvents,
   type AbiEvent,
   type DecodedEvent,
-} from '../../../../chain/abi';
+} from '../../../chain/abi';
 
 const param = (name: string, type: string, indexed: boolean) => ({ name, type, indexed });
 const event = (name: string, inputs: Array<ReturnType<typeof param>>) => ({ type: 'event', name, inputs });

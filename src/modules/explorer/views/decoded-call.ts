@@ -1,5 +1,5 @@
 import { Interface, type FunctionFragment, type InterfaceAbi } from 'ethers';
-import { decodeParams, decodeParamsAsync } from '../../../../chain/abi';
+import { decodeParams, decodeParamsAsync } from '../../../chain/abi';
 
 /** A decoded call: the function and its arguments as JSON-safe values. */
 export interface DecodedCall {

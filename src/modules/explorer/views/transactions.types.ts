@@ -1,7 +1,7 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { GraphQLJSON, GraphQLJSONObject } from '../../../../kernel/json-scalar';
+import { GraphQLJSON, GraphQLJSONObject } from '../../../kernel/json-scalar';
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
-import { TokenTransfer } from '../../../tokens';
+import { TokenTransfer } from '../../tokens';
 
 /** Outcome of a transaction. */
 export enum TransactionStatus {

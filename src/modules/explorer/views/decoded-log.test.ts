@@ -1,5 +1,5 @@
 import { Interface } from 'ethers';
-import { decodeLog } from './log-decoder';
+import { decodeLog } from './decoded-log';
 
 const A = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const B = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';

@@ -1,7 +1,13 @@
 import { getAddress, hexlify, type BytesLike, type FunctionFragment, type ParamType, type Result } from 'ethers';
 
 /**
- * Decoded return values → the `result` of a query (docs/api.md, "Gateway"): no output → null, one → that value,
+ * The reference the ABI decoders are held to: what ethers' own decoder gives, mapped to the JSON of
+ * docs/api.md, "Gateway", with ethers' helpers (getAddress, hexlify) and nothing of src/chain/abi, so
+ * the one formatter there (abi-json.ts) is checked against an independent reading.
+ */
+
+/**
+ * ethers' decoded return values → the `result` of a query: no output → null, one → that value,
  * several → an object keyed by output names (an array when any output is unnamed).
  */
 export function decodeResult(fragment: FunctionFragment, result: Result): unknown {
@@ -47,7 +53,7 @@ function composite(params: readonly ParamType[], valueAt: (index: number) => unk
 }
 
 /** JSON values of `params`, in order → an object keyed by their names when every name is present and distinct, else the array. */
-export function keyedByName(params: readonly ParamType[], values: unknown[]): unknown {
+function keyedByName(params: readonly ParamType[], values: unknown[]): unknown {
   const names = params.map((p) => p.name);
   if (names.some((n) => !n) || new Set(names).size !== names.length) return values;
   return Object.fromEntries(names.map((n, i) => [n, values[i]]));

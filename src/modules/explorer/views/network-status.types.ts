@@ -1,6 +1,6 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../../../kernel/network-name';
+import { NetworkName } from '../../../kernel/network-name';
 
 @ObjectType({ description: 'The latest block known.' })
 export class LastBlock {

@@ -1,6 +1,6 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { createUnionType, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { NetworkName } from '../../../../kernel/network-name';
+import { NetworkName } from '../../../kernel/network-name';
 
 /** Kind of a search result. */
 export enum SearchResultType {

@@ -1,6 +1,6 @@
 import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { TransactionStatus } from '../transactions/transactions.types';
+import { TransactionStatus } from './transactions.types';
 
 /** Where an address's activity list comes from (docs/api.md, "Explorer"). */
 export enum ActivityKind {

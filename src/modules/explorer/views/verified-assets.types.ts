@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { NetworkName } from '../../../../kernel/network-name';
+import { NetworkName } from '../../../kernel/network-name';
 
 @ObjectType({ description: 'A token deployed on mainnet through the portal whose on-chain code matches its source.' })
 export class VerifiedAsset {
