@@ -5,7 +5,9 @@ import type { ChainRegistry } from '../../chain/chain-registry';
 import type { Network } from '../../config';
 import type { Logger } from '../../logger';
 import type { ChainTransactionKind } from './chain-transaction.entity';
-import { bumped, type MinedTransaction, type TransactionSender, type TransactionSigner } from './transaction-sender';
+import { bumped } from './fee-quote';
+import type { MinedTransaction, TransactionSigner } from './send-request';
+import type { TransactionSender } from './transaction-sender';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */

@@ -5,7 +5,7 @@ import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Session } from '../../auth/session';
 import { CustodialWalletEntity } from './custodial-wallet.entity';
-import type { TransactionSigner } from './transaction-sender';
+import type { TransactionSigner } from './send-request';
 import { openPrivateKey, sealPrivateKey } from './wallet-key-cipher';
 import type { WalletBalance, WalletHistory, WalletHistoryItem } from './wallets.types';
 import { parseAddress } from '../../kernel/address';
