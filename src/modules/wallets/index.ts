@@ -2,5 +2,6 @@
 export { WalletService } from './wallets.service';
 export { TransactionSender, type RecordedSend, type RecordedQueued, type RecordedSent } from './transaction-sender';
 export { feePerGasOf } from './fee-quote';
+export { PendingCancels, type PendingCancelHooks } from './pending-cancel';
 export { checkSpendPerTx, reserveSpend, reserveDoorSend, refundDoorSend } from './spend-caps';
 export type { PreparedTransaction, SendRequest, TransactionSigner } from './send-request';

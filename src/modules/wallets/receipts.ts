@@ -102,7 +102,12 @@ export class Receipts {
   }
 
   /** Stores a receipt's outcome on the transaction's record. */
-  async recordReceipt(network: Network, receipt: TransactionReceipt, iface?: Interface): Promise<MinedTransaction> {
+  async recordReceipt(
+    network: Network,
+    receipt: TransactionReceipt,
+    iface?: Interface,
+    supersedes?: string,
+  ): Promise<MinedTransaction> {
     const timestamp = await this.blockTimestamp(network, receipt.blockHash).catch(() => null);
     const mined: MinedTransaction = {
       txHash: receipt.hash,
@@ -117,12 +122,19 @@ export class Receipts {
     }
     // The record (if any) moves on in the same database transaction as the signed transaction's row.
     await this.ds.transaction(async (m) => {
+      if (supersedes) {
+        // Beaten to the nonce: the replacement can never be mined.
+        await m.query(
+          `UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2 AND status = 'pending'`,
+          [network, supersedes],
+        );
+      }
       const [rows] = (await m.query(
         `UPDATE chain_transactions
             SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,
                 block_timestamp = $7, tx_index = $8, mined_at = now(), effective_gas_price_wei = $9
           WHERE network = $1 AND tx_hash = $2
-          RETURNING record_id`,
+          RETURNING record_id, kind`,
         [
           network,
           receipt.hash,
@@ -134,9 +146,12 @@ export class Receipts {
           receipt.index,
           receipt.gasPrice.toString(),
         ],
-      )) as [Array<{ record_id: string | null }>, number];
+      )) as [Array<{ record_id: string | null; kind: string }>, number];
       const recordId = rows[0]?.record_id;
-      if (recordId) {
+      if (recordId && rows[0]?.kind === 'cancel') {
+        // The replacement took the nonce: the transaction its record named can never be mined.
+        await this.records.cancelledByReplacement(m, recordId);
+      } else if (recordId) {
         await this.records.mined(m, recordId, {
           status: mined.status,
           blockNumber: mined.blockNumber,

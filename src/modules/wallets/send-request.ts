@@ -42,6 +42,12 @@ export interface SendRequest {
    * "API keys": spend caps).
    */
   apiKey?: { keyId: string; spend: SpendCaps | null };
+  /**
+   * This transaction cancels a pending one at its nonce (`fixedNonce`, kind `cancel`): the record
+   * it names and the hash it replaces. The replaced transaction is set aside (dropped) in the
+   * database transaction that records this one, and comes back should the node refuse it.
+   */
+  cancels?: { recordId: string; txHash: string };
   /** Runs in the database transaction that records the signed transaction (e.g. to link an idempotency key). */
   onRecorded?: (manager: EntityManager, txHash: string) => Promise<void>;
 }

@@ -27,7 +27,8 @@ export function checkSpendPerTx(caps: SpendCaps, value: bigint, feePerGas: bigin
  * The caps of a day, checked under the key's advisory lock (held until the database transaction
  * that records the transaction commits, so every instance counts exactly): the value and the gas
  * (gas used once mined, the gas limit while pending) of the key's transactions of the UTC day that
- * were not dropped; a refused send is dropped, so its spend comes back by itself.
+ * were not dropped; a refused send is dropped, so its spend comes back by itself. A pending cancel
+ * and the transaction it replaces count as the larger of the two, never both.
  */
 export async function reserveSpend(
   m: EntityManager,
@@ -46,6 +47,15 @@ export async function reserveSpend(
          FROM chain_transactions
         WHERE api_key_id = $1 AND status <> 'dropped'
           AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
+       UNION ALL
+       -- A transaction set aside for its pending cancel may yet be mined instead of the replacement:
+       -- its value and the gas beyond the replacement's stay reserved (one of the two is mined).
+       SELECT o.value_wei, greatest(coalesce(o.gas_limit, 0) - coalesce(c.gas_limit, 0), 0)
+         FROM chain_transactions c
+         JOIN transaction_records r ON r.id = c.record_id
+         JOIN chain_transactions o ON o.network = c.network AND o.tx_hash = r.tx_hash AND o.status = 'dropped'
+        WHERE c.api_key_id = $1 AND c.kind = 'cancel' AND c.status = 'pending'
+          AND c.created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
        UNION ALL
        SELECT value_wei, gas_limit FROM api_key_door_sends
         WHERE api_key_id = $1

@@ -221,16 +221,20 @@ export class TransactionSender {
             req.developerId ?? null,
             req.contractId ?? null,
             req.method ?? null,
-            req.recordId ?? null,
+            req.recordId ?? req.cancels?.recordId ?? null,
             req.apiKey?.keyId ?? null,
             gasLimit.toString(),
             feePerGasOf(fees).toString(),
             req.timeoutSeconds ?? null,
           ],
         );
-      if (req.onRecorded || req.recordId || req.apiKey?.spend) {
+      if (req.onRecorded || req.recordId || req.apiKey?.spend || req.cancels) {
         await runner.startTransaction();
         try {
+          // The replaced transaction leaves the nonce (and the key's spend) to its replacement.
+          if (req.cancels && !(await this.setAside(runner.manager, req.network, req.cancels.txHash))) {
+            throw new AppError('INVALID_STATE', 'The transaction to cancel is no longer pending');
+          }
           if (req.apiKey?.spend) {
             await reserveSpend(runner.manager, req.apiKey.keyId, req.apiKey.spend, req.value ?? 0n, gasLimit);
           }
@@ -265,12 +269,15 @@ export class TransactionSender {
           req.network,
           txHash,
         ]);
-      if (error && req.recordId) {
-        // The record ends failed in the same database transaction that frees the nonce.
+      if (error && (req.recordId || req.cancels)) {
+        // The record ends failed (or the replaced transaction comes back) in the database transaction that frees the nonce.
         await runner.startTransaction();
         try {
           await drop(runner.manager);
-          await this.records.failed(runner.manager, req.recordId, error.message, { unsent: true });
+          if (req.cancels) await this.restore(runner.manager, req.network, req.cancels.txHash);
+          if (req.recordId) {
+            await this.records.failed(runner.manager, req.recordId, error.message, { unsent: true });
+          }
           await runner.commitTransaction();
         } catch (e) {
           await runner.rollbackTransaction();
@@ -287,6 +294,25 @@ export class TransactionSender {
       if (!error) continue;
       throw error;
     }
+  }
+
+  /** Sets a pending transaction aside for its replacement (dropped); false when it is no longer pending. */
+  private async setAside(m: EntityManager, network: Network, txHash: string): Promise<boolean> {
+    const [rows] = (await m.query(
+      `UPDATE chain_transactions SET status = 'dropped'
+        WHERE network = $1 AND tx_hash = $2 AND status = 'pending' RETURNING tx_hash`,
+      [network, txHash],
+    )) as [unknown[], number];
+    return rows.length > 0;
+  }
+
+  /** Brings back a transaction set aside for a replacement the node refused: pending again. */
+  private async restore(m: EntityManager, network: Network, txHash: string): Promise<void> {
+    await m.query(
+      `UPDATE chain_transactions SET status = 'pending'
+        WHERE network = $1 AND tx_hash = $2 AND status = 'dropped'`,
+      [network, txHash],
+    );
   }
 
   /** One eth_sendRawTransaction, its failure read by the one taxonomy of node answers (src/chain/send-outcome). */
@@ -309,9 +335,17 @@ export class TransactionSender {
     return this.receipts.revertReason(network, txHash, blockNumber, iface);
   }
 
-  /** Stores a receipt's outcome on the transaction's record. */
-  recordReceipt(network: Network, receipt: TransactionReceipt, iface?: Interface): Promise<MinedTransaction> {
-    return this.receipts.recordReceipt(network, receipt, iface);
+  /**
+   * Stores a receipt's outcome on the transaction's record; `supersedes`: the hash of a pending
+   * replacement the mined transaction beat to its nonce, dropped in the same database transaction.
+   */
+  recordReceipt(
+    network: Network,
+    receipt: TransactionReceipt,
+    iface?: Interface,
+    supersedes?: string,
+  ): Promise<MinedTransaction> {
+    return this.receipts.recordReceipt(network, receipt, iface, supersedes);
   }
 
   /**
