@@ -177,6 +177,66 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     await provider.send('evm_setIntervalMining', [1]);
   }, 180_000);
 
+  it('refuses a replacement past the key’s maxFeePerGasWei (422, nothing sent); an original mined first keeps its outcome', async () => {
+    const k = await newKey(api, dev);
+    const tracker = stack.app.services.tracker;
+    // This test plays the node's part: no tracker pass re-broadcasts the replacement meanwhile.
+    await tracker.stop();
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        {},
+        { apiKey: k.apiKey, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      const [original] = await chainRows(stack, id);
+      // The key's fee cap admits the original's price, not the raised one a replacement needs.
+      const capped = await api.call(
+        'PATCH',
+        `/api/devportal/api-keys/${k.id}`,
+        { spend: { maxFeePerGasWei: original!.fee_per_gas_wei } },
+        { token: dev.token },
+      );
+      expect(capped.status).toBe(200);
+      const refused = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxFeePerGasWei' } });
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([['invoke', 'pending']]);
+
+      // Lifted: the replacement goes out, but the node mines the original first.
+      expect(
+        (await api.call('PATCH', `/api/devportal/api-keys/${k.id}`, { spend: null }, { token: dev.token })).status,
+      ).toBe(200);
+      expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
+      const [, replacement] = await chainRows(stack, id);
+      expect(replacement).toMatchObject({ kind: 'cancel', status: 'pending' });
+      const [{ raw_tx: raw }] = (await sqlRows<{ raw_tx: string }>(
+        stack,
+        'SELECT raw_tx FROM chain_transactions WHERE tx_hash = $1',
+        [pending.txHash],
+      )) as [{ raw_tx: string }];
+      await provider.send('anvil_dropTransaction', [replacement!.tx_hash]);
+      await provider.send('eth_sendRawTransaction', [raw]);
+      await provider.send('evm_mine', []);
+      expect((await provider.getTransactionReceipt(pending.txHash))?.status).toBe(1);
+
+      const done = await recordWhen(stack, api, dev, id, (r) => r.status !== 'pending', true);
+      expect(done).toMatchObject({ status: 'success', txHash: pending.txHash, error: null });
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([
+        ['invoke', 'success'],
+        ['cancel', 'dropped'],
+      ]);
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]);
+      // One timer again, whatever the passes above left running.
+      await tracker.stop();
+      tracker.start();
+    }
+  }, 180_000);
+
   it('answers 409 INVALID_STATE with the status for a mined transaction', async () => {
     const done = await api.post(
       `/api/devportal/contracts/${contract.id}/invoke/bump`,

@@ -102,12 +102,7 @@ export class Receipts {
   }
 
   /** Stores a receipt's outcome on the transaction's record. */
-  async recordReceipt(
-    network: Network,
-    receipt: TransactionReceipt,
-    iface?: Interface,
-    supersedes?: string,
-  ): Promise<MinedTransaction> {
+  async recordReceipt(network: Network, receipt: TransactionReceipt, iface?: Interface): Promise<MinedTransaction> {
     const timestamp = await this.blockTimestamp(network, receipt.blockHash).catch(() => null);
     const mined: MinedTransaction = {
       txHash: receipt.hash,
@@ -122,13 +117,15 @@ export class Receipts {
     }
     // The record (if any) moves on in the same database transaction as the signed transaction's row.
     await this.ds.transaction(async (m) => {
-      if (supersedes) {
-        // Beaten to the nonce: the replacement can never be mined.
-        await m.query(
-          `UPDATE chain_transactions SET status = 'dropped' WHERE network = $1 AND tx_hash = $2 AND status = 'pending'`,
-          [network, supersedes],
-        );
-      }
+      // Mined though set aside for its cancel: the pending replacement can never be mined, and
+      // leaves the nonce to it.
+      await m.query(
+        `UPDATE chain_transactions c SET status = 'dropped'
+           FROM chain_transactions o
+          WHERE o.network = $1 AND o.tx_hash = $2 AND o.status = 'dropped' AND o.record_id IS NOT NULL
+            AND c.network = o.network AND c.record_id = o.record_id AND c.kind = 'cancel' AND c.status = 'pending'`,
+        [network, receipt.hash],
+      );
       const [rows] = (await m.query(
         `UPDATE chain_transactions
             SET status = $3, block_number = $4, gas_used = $5, contract_address = $6,

@@ -335,17 +335,9 @@ export class TransactionSender {
     return this.receipts.revertReason(network, txHash, blockNumber, iface);
   }
 
-  /**
-   * Stores a receipt's outcome on the transaction's record; `supersedes`: the hash of a pending
-   * replacement the mined transaction beat to its nonce, dropped in the same database transaction.
-   */
-  recordReceipt(
-    network: Network,
-    receipt: TransactionReceipt,
-    iface?: Interface,
-    supersedes?: string,
-  ): Promise<MinedTransaction> {
-    return this.receipts.recordReceipt(network, receipt, iface, supersedes);
+  /** Stores a receipt's outcome on the transaction's record. */
+  recordReceipt(network: Network, receipt: TransactionReceipt, iface?: Interface): Promise<MinedTransaction> {
+    return this.receipts.recordReceipt(network, receipt, iface);
   }
 
   /**

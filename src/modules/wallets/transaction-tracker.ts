@@ -145,7 +145,7 @@ export class TransactionTracker {
         const first = await provider.getTransactionReceipt(row.replaced_hash);
         if (first) {
           this.broadcasts.delete(tx.txHash);
-          const mined = await this.sender.recordReceipt(tx.network, first, undefined, tx.txHash);
+          const mined = await this.sender.recordReceipt(tx.network, first);
           await this.hooks.onMined({ ...tx, txHash: first.hash, kind: row.replaced_kind ?? tx.kind }, mined);
           return;
         }
