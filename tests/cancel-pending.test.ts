@@ -177,6 +177,29 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     await provider.send('evm_setIntervalMining', [1]);
   }, 180_000);
 
+  it('cancels a pending deployment: the record cancelled, the contract failed, never created', async () => {
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        '/api/devportal/contracts/deploy',
+        { source: ONCE_SOURCE },
+        { token: dev.token, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
+      await provider.send('evm_mine', []);
+      const cancelled = await recordWhen(stack, api, dev, id, (r) => r.status === 'cancelled', true);
+      expect(cancelled).toMatchObject({ kind: 'deploy', txHash: pending.txHash });
+      const deployed = await api.get(`/api/devportal/contracts/${cancelled.contractId}`);
+      expect(deployed.body).toMatchObject({ status: 'failed', address: null });
+      expect(deployed.body.statusReason).toMatch(/cancelled/);
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]);
+    }
+  }, 180_000);
+
   it('refuses a replacement past the key’s maxFeePerGasWei (422, nothing sent); an original mined first keeps its outcome', async () => {
     const k = await newKey(api, dev);
     const tracker = stack.app.services.tracker;
