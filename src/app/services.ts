@@ -30,6 +30,7 @@ import { EtherscanApi, VerificationService } from '../modules/verification';
 import type { NetworkName } from '../kernel/network-name';
 import { TransactionRecords, TransactionService, type TransactionStatusSink } from '../modules/transactions';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
+import { PendingCancels } from '../modules/wallets/pending-cancel';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
 import { WalletService } from '../modules/wallets/wallets.service';
 import { WebhookDeliveryWorker } from '../modules/webhooks/delivery-worker';
@@ -131,7 +132,10 @@ export function createServices(deps: {
   );
   const records = new TransactionRecords(deps.ds, deps.logger, deps.transactionSink);
   const sender = new TransactionSender(deps.ds, deps.chains, deps.logger, records);
-  const transactions = new TransactionService(records);
+  const transactions = new TransactionService(records, {
+    // A pending record is cancelled by a replacement the wallets module signs (built below).
+    cancelPending: (recordId) => pendingCancels.cancelPending(recordId),
+  });
   const faucet = new FaucetService(deps.ds, wallets, sender, deps.faucetPrivateKey, deps.logger);
   const compileCache = deps.config.compileCache;
   const compiler = new SolidityCompiler({
@@ -182,6 +186,15 @@ export function createServices(deps: {
   );
   const keys = new ApiKeyService(deps.ds, auth, projects, revocations, deps.logger, deps.config.apiKeyRateLimit);
   const usage = new UsageRecorder(deps.ds, deps.logger);
+  const pendingCancels = new PendingCancels(
+    deps.ds,
+    sender,
+    {
+      signerFor: async (address) => faucet.signerFor(address) ?? wallets.signerForAddress(address),
+      spendCapsOf: (keyId) => keys.spendCaps(keyId),
+    },
+    deps.logger,
+  );
   const gateway = new GatewayService(
     deps.ds,
     keys,
@@ -247,6 +260,10 @@ export function createServices(deps: {
       signerFor: async (address) => faucet.signerFor(address) ?? wallets.signerForAddress(address),
       onMined: async (tx, mined) => {
         if (tx.kind === 'deploy' && tx.contractId) await contracts.settleDeployment(tx.contractId, mined);
+        // A deployment cancelled by replacement never creates its contract (an invoked one is not deploying).
+        if (tx.kind === 'cancel' && tx.contractId) {
+          await contracts.failDeployment(tx.contractId, 'the deployment was cancelled');
+        }
       },
       onDropped: async (tx) => {
         // A drip whose transaction never landed is not counted.

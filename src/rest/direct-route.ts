@@ -1,4 +1,5 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
+import { successStatus } from '../kernel/success-status';
 import type http from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import {
@@ -26,7 +27,7 @@ import type { RequestContext } from '../auth/request-context';
 import { endTogether } from './answer-batch';
 import { omitNulls } from './omit-nulls';
 import { sendErrorResponse } from './rest-errors';
-import { successStatus, type RestRoute } from './routes';
+import { routeStatus, type RestRoute } from './routes';
 
 export interface DirectRouteOptions {
   /** The area's schema, as SOFA gets it. */
@@ -109,7 +110,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
     if (!arg) throw new Error(`Variable ${name} of ${route.field} is not an argument`);
     return { name, type: arg.type };
   });
-  const status = successStatus(route);
+  const status = routeStatus(route);
   // The same cost limits as every GraphQL face; a fixed document whose cost no argument changes
   // (the gateway's) is SOFA's selection of depth 3, far below them, and is not measured per call.
   const costPerCall = costDependsOnArguments(route.field);
@@ -164,7 +165,7 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
       if ((args.contextValue as RequestContext).accepted && data !== null && typeof data === 'object') {
         // Accepted for later (Prefer: respond-async): 202 with only what is known yet.
         const known = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null));
-        return { status: 202, body: known };
+        return { status: successStatus(route.method, true), body: known };
       }
       if (route.omitWhenNull) omitNulls(data, route.omitWhenNull);
       if (route.asHeaders && data !== null && typeof data === 'object') {

@@ -1,5 +1,5 @@
 import { ERROR_STATUS } from '../errors/error-codes';
-import { AREA_BASE, successStatus, toRouterPath, type RestArea, type RestRoute } from './routes';
+import { AREA_BASE, routeStatus, toRouterPath, type RestArea, type RestRoute } from './routes';
 
 /** An OpenAPI 3 document as plain JSON (only the parts this module touches are typed). */
 export interface OpenApiDocument {
@@ -429,7 +429,7 @@ export function buildOpenApiDocument(opts: {
         schema: { type: 'string', example: 'respond-async' },
       });
     }
-    const ok = successStatus(route);
+    const ok = routeStatus(route);
     const success = op.responses?.[ok] ?? op.responses?.['200'] ?? { description: 'Success' };
     op.responses = { [ok]: success };
     if (asyncNote) {

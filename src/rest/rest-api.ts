@@ -1,4 +1,5 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
+import { successStatus } from '../kernel/success-status';
 import express from 'express';
 import { Request as PonyfillRequest } from '@whatwg-node/fetch';
 import { Response as FetsResponse } from 'fets';
@@ -25,7 +26,7 @@ import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { omitNulls } from './omit-nulls';
 import { assertStrictBodyTypes, sendErrorResponse, toRestError } from './rest-errors';
-import { AREA_BASE, GRAPHQL_ONLY_FIELDS, REST_ROUTES, successStatus, toRouterPath, type RestArea } from './routes';
+import { AREA_BASE, GRAPHQL_ONLY_FIELDS, REST_ROUTES, routeStatus, toRouterPath, type RestArea } from './routes';
 
 /** What the REST layer hands SOFA for each request: the app context and the parsed body. */
 interface RestServerContext {
@@ -182,7 +183,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     routes: Object.fromEntries(
       routes.map((r) => [
         r.field,
-        { method: r.method, path: toRouterPath(r.path), responseStatus: successStatus(r), tags: [area] },
+        { method: r.method, path: toRouterPath(r.path), responseStatus: routeStatus(r), tags: [area] },
       ]),
     ),
     context: (serverContext) => serverContext as unknown as RestServerContext as unknown as Record<string, unknown>,
@@ -396,7 +397,7 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       });
       if (response.ok && appContext.acceptedBody) {
         // Accepted for later (Prefer: respond-async): 202 with the record to follow, not the result.
-        res.status(202).send(JSON.stringify(appContext.acceptedBody));
+        res.status(successStatus(req.method, true)).send(JSON.stringify(appContext.acceptedBody));
         return;
       }
       const omit = response.ok ? omissionsFor(req.method, url.pathname) : undefined;

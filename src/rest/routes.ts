@@ -1,3 +1,5 @@
+import { successStatus } from '../kernel/success-status';
+
 /** Who may call a route, as enforced by the service (docs/api.md refines the specification's "undeclared"). */
 /** `dev-jwt-or-api-key`: the developer's token, or an API key (the service decides which key may). */
 export type RouteAuth = 'public' | 'dev-jwt' | 'api-key' | 'dev-jwt-or-api-key';
@@ -545,5 +547,5 @@ export const REST_ROUTES: readonly RestRoute[] = [
 /** the specification's `{id}` placeholders in the `:id` form of the router. */
 export const toRouterPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** Status of a successful call: 201 for POST, 200 for GET, PATCH and DELETE (docs/api.md). */
-export const successStatus = (r: RestRoute): 200 | 201 => (r.method === 'POST' ? 201 : 200);
+/** Status of a successful call of a route, not accepted for later (kernel/success-status.ts decides). */
+export const routeStatus = (r: RestRoute): 200 | 201 => successStatus(r.method);

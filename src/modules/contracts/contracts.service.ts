@@ -221,18 +221,24 @@ export class ContractService {
     const { request, prepared } = await this.prepareDeployment(record, ownerId, false);
     record.status = 'deploying';
     record.statusReason = null;
-    const { saved, recordId } = await this.sender.records.inTransaction(undefined, async (m) => {
-      const stored = await m.getRepository(ContractEntity).save(record);
-      const queued = await this.sender.records.create(m, {
-        kind: 'deploy',
-        network: record.network,
-        developerId: ownerId,
-        contractId: stored.id,
-      });
-      return { saved: stored, recordId: queued.id };
+    let saved: ContractEntity | undefined;
+    const queued = await this.sender.sendRecorded({
+      // The contract is stored in the database transaction that queues its record.
+      record: async (m) => {
+        saved = await m.getRepository(ContractEntity).save(record);
+        return { kind: 'deploy', network: record.network, developerId: ownerId, contractId: saved.id };
+      },
+      // The signed transaction names the contract its record names.
+      request,
+      prepared,
+      respondAsync: true,
     });
+    const contractId = saved!.id;
     // A clean stop waits for the send (signing, broadcast), not for the receipt: the tracker follows that.
-    const sent = this.broadcastDeployment(saved.id, request, prepared, recordId);
+    const sent = this.deploymentSent(
+      contractId,
+      queued.sending.then(({ txHash }) => txHash),
+    );
     const sending = sent.then(
       () => undefined,
       () => undefined,
@@ -240,14 +246,14 @@ export class ContractService {
     this.sending.add(sending);
     void sending.finally(() => this.sending.delete(sending));
     void sent
-      .then((txHash) => this.followDeployment(saved.id, request, txHash))
+      .then((txHash) => this.followDeployment(contractId, request, txHash))
       .catch((err: unknown) => {
         this.logger.warn(
-          { err, contractId: saved.id, recordId },
+          { err, contractId, recordId: queued.recordId },
           'an accepted deployment was not sent or not followed',
         );
       });
-    return { contract: toContract(saved), accepted: { transactionId: recordId, status: 'queued' } };
+    return { contract: toContract(saved!), accepted: { transactionId: queued.recordId, status: 'queued' } };
   }
 
   /** Lets accepted deployments finish signing and broadcasting (at shutdown, after the HTTP server). */
@@ -280,19 +286,15 @@ export class ContractService {
     record.status = 'deploying';
     record.statusReason = null;
     const saved = await this.repo.save(record);
-    let recordId: string;
-    try {
-      ({ id: recordId } = await this.sender.records.create(undefined, {
-        kind: 'deploy',
-        network: record.network,
-        developerId: ownerId,
-        contractId: saved.id,
-      }));
-    } catch (e) {
-      await this.repo.update({ id: saved.id }, { status: 'failed', statusReason: failureReason(e) });
-      throw e;
-    }
-    await this.sendDeployment(saved.id, request, prepared, recordId);
+    const sent = this.sender
+      .sendRecorded({
+        record: { kind: 'deploy', network: record.network, developerId: ownerId, contractId: saved.id },
+        request: { ...request, contractId: saved.id },
+        prepared,
+      })
+      .then(({ sent: { txHash } }) => txHash);
+    const txHash = await this.deploymentSent(saved.id, sent);
+    await this.followDeployment(saved.id, request, txHash);
     return this.require(saved.id);
   }
 
@@ -320,31 +322,11 @@ export class ContractService {
     }
   }
 
-  /**
-   * Sends a deploying contract's transaction under its record and waits for it: the contract's
-   * status then tells the truth (deployed or failed; still deploying after 60 s, settled later by
-   * the transaction tracker). A send that fails marks the contract failed and throws.
-   */
-  private async sendDeployment(
-    contractId: string,
-    request: SendRequest,
-    prepared: PreparedTransaction,
-    recordId: string,
-  ): Promise<void> {
-    const txHash = await this.broadcastDeployment(contractId, request, prepared, recordId);
-    await this.followDeployment(contractId, request, txHash);
-  }
-
-  /** Signs and broadcasts the deployment under its record; a failure marks the contract failed. */
-  private async broadcastDeployment(
-    contractId: string,
-    request: SendRequest,
-    prepared: PreparedTransaction,
-    recordId: string,
-  ): Promise<string> {
+  /** The deployment's send settles the contract: its transaction hash, or failed with the reason. */
+  private async deploymentSent(contractId: string, sending: Promise<string>): Promise<string> {
     let txHash: string;
     try {
-      ({ txHash } = await this.sender.send({ ...request, contractId, recordId }, prepared));
+      txHash = await sending;
     } catch (e) {
       await this.repo.update({ id: contractId }, { status: 'failed', statusReason: failureReason(e) });
       throw e;

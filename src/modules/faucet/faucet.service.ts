@@ -96,19 +96,19 @@ export class FaucetService {
     let txHash: string;
     let transactionId: string | undefined;
     try {
-      ({ id: transactionId } = await this.sender.records.create(undefined, {
-        kind: 'faucet',
-        network: 'testnet',
-        developerId: developer.id,
-      }));
-      ({ txHash } = await this.sender.send({
+      ({
         recordId: transactionId,
-        network: 'testnet',
-        signer: this.signer,
-        to: target,
-        value: DRIP_AMOUNT_WEI,
-        kind: 'faucet',
-        developerId: developer.id,
+        sent: { txHash },
+      } = await this.sender.sendRecorded({
+        record: { kind: 'faucet', network: 'testnet', developerId: developer.id },
+        request: {
+          network: 'testnet',
+          signer: this.signer,
+          to: target,
+          value: DRIP_AMOUNT_WEI,
+          kind: 'faucet',
+          developerId: developer.id,
+        },
       }));
     } catch (e) {
       // Not sent, not counted.

@@ -1,4 +1,5 @@
 import { GraphQLJSON } from '../../kernel/json-scalar';
+import { isAccepted } from '../../kernel/success-status';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../auth/request-context';
 import type { GatewayService } from './gateway.service';
@@ -101,7 +102,7 @@ export class GatewayResolver {
       respondAsync: ctx.respondAsync,
     });
     // Answered before sending (this request's or the first one's, for an idempotent repeat): REST says 202.
-    if (result.status === 'queued') ctx.accepted = true;
+    if (isAccepted(result)) ctx.accepted = true;
     return result;
   }
 }

@@ -6,6 +6,7 @@ import type { ChainRegistry } from '../../chain/chain-registry';
 import { decodeRevert, type DecodedRevert } from '../../chain/revert-decoder';
 import { AppError } from '../../errors/app-error';
 import { httpStatusOf } from '../../errors/error-codes';
+import { isAccepted, successStatus } from '../../kernel/success-status';
 import type { Logger } from '../../logger';
 import type { Session } from '../../auth/session';
 import type { Network } from '../../config';
@@ -15,7 +16,7 @@ import type { ContractEntity } from '../contracts';
 import type { ContractService } from '../contracts';
 import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
-import type { PreparedTransaction, SendRequest, TransactionSender } from '../wallets';
+import type { RecordedQueued, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
 import { checkSpendPerTx, feePerGasOf } from '../wallets';
 import { CallCodec, dataBytes, DecodeBudget, elementsOf, findMethod, tooLarge, type AbiMethod } from '../../chain/abi';
@@ -39,7 +40,7 @@ interface CallTrace {
   contractId: string | null;
   method: string | null;
   gasUsed: string | null;
-  /** The HTTP status of a success, when not 201 (202: accepted for later). */
+  /** The HTTP status of a success (kernel/success-status.ts: 201, or 202 when accepted for later). */
   httpStatus?: number;
 }
 
@@ -244,24 +245,27 @@ export class GatewayService {
         if (opts.respondAsync) {
           // Every check has passed: the record is queued (with the key's answer, for repeats) and sent after answering.
           let accepted: GatewayInvokeResult | undefined;
-          const created = await this.sender.records.inTransaction(undefined, async (m) => {
-            const queued = await this.sender.records.create(m, record);
-            accepted = {
-              transactionId: queued.id,
-              status: queued.status,
-              txHash: null,
-              blockNumber: null,
-              gasUsed: null,
-            };
-            if (first) await IdempotencyStore.done(m, first.developerId, first.key, accepted);
-            return queued;
+          const queued = await this.sender.sendRecorded({
+            request: { ...request, onRecorded: undefined },
+            prepared,
+            record,
+            respondAsync: true,
+            withRecord: async (m, created) => {
+              accepted = {
+                transactionId: created.id,
+                status: created.status,
+                txHash: null,
+                blockNumber: null,
+                gasUsed: null,
+              };
+              if (first) await IdempotencyStore.done(m, first.developerId, first.key, accepted);
+            },
           });
-          void this.sendAccepted({ ...request, onRecorded: undefined, recordId: created.id }, prepared);
+          void this.followAccepted(request, queued);
           return accepted!;
         }
-        const { id: recordId } = await this.sender.records.create(undefined, record);
-        const { txHash } = await this.sender.send({ ...request, recordId }, prepared);
-        return this.outcome(contract.record.network, txHash, contract.iface, recordId, timeoutSeconds);
+        const { recordId, sent } = await this.sender.sendRecorded({ request, prepared, record });
+        return this.outcome(contract.record.network, sent.txHash, contract.iface, recordId, timeoutSeconds);
       };
       const result = opts.idempotencyKey
         ? await this.idempotency.run(
@@ -293,29 +297,28 @@ export class GatewayService {
       // The client now knows this block: no later query may answer from an older one.
       if (result.blockNumber !== null) this.reads.heads.raise(contract.record.network, result.blockNumber);
       trace.gasUsed = result.gasUsed;
-      if (result.status === 'queued') trace.httpStatus = 202;
+      trace.httpStatus = successStatus('POST', isAccepted(result));
       return result;
     });
   }
 
   /**
-   * Sends an accepted invoke after its 202 and follows it to its receipt. Its record tells the
-   * outcome (the sender ends it failed if it cannot be sent; the tracker follows a late receipt).
+   * Follows an accepted invoke after its 202 to its receipt. Its record tells the outcome (the
+   * sender ends it failed if it cannot be sent; the tracker follows a late receipt).
    */
-  private async sendAccepted(request: SendRequest, prepared: PreparedTransaction): Promise<void> {
+  private async followAccepted(request: SendRequest, queued: RecordedQueued): Promise<void> {
     try {
-      const sending = this.sender.send(request, prepared);
-      const tracked = sending.then(
+      const tracked = queued.sending.then(
         () => undefined,
         () => undefined,
       );
       this.sending.add(tracked);
       void tracked.finally(() => this.sending.delete(tracked));
-      const { txHash } = await sending;
+      const { txHash } = await queued.sending;
       // From here the record is pending: should this process stop, the tracker follows it.
       await this.sender.waitForReceipt(request.network, txHash, RECEIPT_TIMEOUT_MS, request.iface);
     } catch (err) {
-      this.logger.warn({ err, recordId: request.recordId }, 'an accepted invoke was not sent or not followed');
+      this.logger.warn({ err, recordId: queued.recordId }, 'an accepted invoke was not sent or not followed');
     }
   }
 
@@ -332,7 +335,7 @@ export class GatewayService {
     recordId?: string,
     timeoutSeconds?: number,
   ): Promise<GatewayInvokeResult> {
-    const transactionId = recordId ?? (await this.sender.records.idOfTransaction(network, txHash)) ?? null;
+    const transactionId = recordId ?? (await this.sender.recordIdOf(network, txHash)) ?? null;
     // A transaction given a shorter timeout is not waited for past it: the tracker ends it.
     const waitMs = Math.min(RECEIPT_TIMEOUT_MS, (timeoutSeconds ?? Infinity) * 1000);
     const mined = await this.sender.waitForReceipt(network, txHash, waitMs, iface);
@@ -360,10 +363,10 @@ export class GatewayService {
   private async traced<T>(kind: 'query' | 'invoke', fn: (trace: CallTrace) => Promise<T>): Promise<T> {
     const started = performance.now();
     const trace: CallTrace = { contractId: null, method: null, gasUsed: null };
-    let status = 201;
+    let status: number = successStatus('POST');
     try {
       const result = await fn(trace);
-      status = trace.httpStatus ?? 201;
+      status = trace.httpStatus ?? successStatus('POST');
       return result;
     } catch (e) {
       status = e instanceof AppError ? httpStatusOf(e.code) : 500;

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { isAccepted, successStatus } from '../../kernel/success-status';
 import { AppError } from '../../errors/app-error';
 import type { GatewayInvokeResult } from './gateway.types';
 
@@ -161,7 +162,7 @@ export class IdempotencyStore {
     await manager.query(
       `UPDATE idempotency_keys SET state = 'done', response = $3, status_code = $4, updated_at = now()
         WHERE developer_id = $1 AND key = $2`,
-      [developerId, key, JSON.stringify(result), result.status === 'queued' ? 202 : 201],
+      [developerId, key, JSON.stringify(result), successStatus('POST', isAccepted(result))],
     );
   }
 }

@@ -285,6 +285,19 @@ export class ApiKeyService {
   }
 
   /**
+   * A key's spend caps by id (null: none, or no such key): a transaction paid for with the key
+   * after the request that sent it (a cancel's replacement) meets them too.
+   */
+  async spendCaps(keyId: string): Promise<SpendCaps | null> {
+    const [row] = (await this.ds.query(
+      `SELECT spend_max_value_wei_per_tx, spend_max_value_wei_per_day, spend_max_fee_per_gas_wei, spend_max_gas_per_day
+         FROM api_keys WHERE id = $1`,
+      [keyId],
+    )) as KeyRow[];
+    return row ? spendCapsOf(row) : null;
+  }
+
+  /**
    * Wei spent today (UTC) by each key: value plus gas used × effective gas price of every
    * transaction sent with it and not dropped (a pending one counts its value until it is mined).
    */

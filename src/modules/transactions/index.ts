@@ -10,4 +10,4 @@ export {
   type StoredRecord,
 } from './transaction-records';
 export { TransactionRecordEntity } from './transaction-record.entity';
-export { TransactionService } from './transactions.service';
+export { TransactionService, type PendingCanceller } from './transactions.service';

@@ -260,6 +260,21 @@ export class TransactionRecords {
     });
   }
 
+  /**
+   * Cancelled by replacement: the 0-value transfer that replaced its pending transaction at its
+   * nonce was mined (docs/api.md, "Transactions": cancel). Only a pending record moves.
+   */
+  async cancelledByReplacement(m: EntityManager, id: string): Promise<void> {
+    const [row] = updated(
+      await m.query(
+        `UPDATE transaction_records SET status = 'cancelled', updated_at = now()
+          WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
+        [id],
+      ),
+    );
+    if (row) await this.changed(m, row);
+  }
+
   /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */
   async cancelQueued(id: string): Promise<boolean> {
     return this.ds.transaction(async (m) => {

@@ -46,8 +46,9 @@ export class TransactionsResolver {
 
   @Mutation(() => GatewayTransaction, {
     description:
-      'Cancels a queued transaction (nothing signed yet): status cancelled, no nonce used. ' +
-      'Pending, mined or ended ones are INVALID_STATE.',
+      'Cancels a transaction: a queued one (nothing signed yet) becomes cancelled, no nonce used; a pending one ' +
+      'is replaced at its nonce by a 0-value transfer to itself, cancelled once that is mined (INVALID_STATE where ' +
+      'the network cannot replace it, e.g. a zero gas price). Mined or ended ones are INVALID_STATE.',
   })
   cancelTransaction(
     @Arg('id', () => ID, { description: 'Transaction record id.' }) id: string,

@@ -6,9 +6,21 @@ import type { TransactionRecords } from './transaction-records';
 import type { GatewayTransaction, GatewayTransactionPage } from './transactions.types';
 import type { StoredRecord } from './transaction-records';
 
+/** Cancels a pending transaction by a replacement at its nonce (the wallets module signs it). */
+export interface PendingCanceller {
+  /**
+   * Sends the replacement; false when the record has no pending transaction any more (mined or
+   * ended meanwhile). 409 INVALID_STATE where the network cannot replace it.
+   */
+  cancelPending(recordId: string): Promise<boolean>;
+}
+
 /** Reads transaction records for their developer or the API key that sent them. */
 export class TransactionService {
-  constructor(private readonly records: TransactionRecords) {}
+  constructor(
+    private readonly records: TransactionRecords,
+    private readonly pending?: PendingCanceller,
+  ) {}
 
   async get(session: Session, id: string): Promise<GatewayTransaction> {
     // Credentials first: without them nothing, not even whether the id is well formed, is answered.
@@ -21,8 +33,10 @@ export class TransactionService {
   }
 
   /**
-   * Cancels a queued record (docs/api.md, "Transactions": cancel): `cancelled`, no nonce used; its
-   * send, should it come, finds it ended and broadcasts nothing. Any other status → 409.
+   * Cancels a record (docs/api.md, "Transactions": cancel). Queued: `cancelled`, no nonce used; its
+   * send, should it come, finds it ended and broadcasts nothing. Pending: replaced at its nonce by
+   * a 0-value transfer to itself, `cancelled` once that is mined (409 where the network cannot
+   * replace it). Any other status → 409.
    */
   async cancel(session: Session, id: string): Promise<GatewayTransaction> {
     await session.developerOrKey();
@@ -31,6 +45,9 @@ export class TransactionService {
     if (!record) throw new AppError('NOT_FOUND', 'No such transaction');
     await session.transactionReader(record);
     if (record.status === 'queued' && (await this.records.cancelQueued(id))) {
+      return toTransaction((await this.records.find(id))!);
+    }
+    if (record.status === 'pending' && this.pending && (await this.pending.cancelPending(id))) {
       return toTransaction((await this.records.find(id))!);
     }
     const now = (await this.records.find(id))!;

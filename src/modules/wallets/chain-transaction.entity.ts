@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Network } from '../../config';
 
-export type ChainTransactionKind = 'faucet' | 'deploy' | 'invoke' | 'nonce-filler';
+/** `cancel`: the 0-value transfer to itself that replaces a pending transaction its record cancels. */
+export type ChainTransactionKind = 'faucet' | 'deploy' | 'invoke' | 'nonce-filler' | 'cancel';
 export type ChainTransactionStatus = 'pending' | 'success' | 'reverted' | 'dropped';
 
 /**

@@ -5,7 +5,9 @@ import type { ChainRegistry } from '../../chain/chain-registry';
 import type { Network } from '../../config';
 import type { Logger } from '../../logger';
 import type { ChainTransactionKind } from './chain-transaction.entity';
-import { bumped, type MinedTransaction, type TransactionSender, type TransactionSigner } from './transaction-sender';
+import { bumped } from './fee-quote';
+import type { MinedTransaction, TransactionSigner } from './send-request';
+import type { TransactionSender } from './transaction-sender';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
@@ -41,6 +43,9 @@ interface Row {
   age_s: number;
   /** Past the timeoutSeconds its invoke gave (docs/api.md, "Gateway": timeoutSeconds). */
   timed_out: boolean;
+  /** A cancel's replacement: the transaction it replaces (its record's), and that record's kind. */
+  replaced_hash: string | null;
+  replaced_kind: ChainTransactionKind | null;
 }
 
 export interface TrackerHooks {
@@ -96,12 +101,15 @@ export class TransactionTracker {
         // Records whose sender stopped before signing them (a crash): ended, never left queued.
         await this.sender.records.expireQueued();
         const rows = (await runner.query(
-          `SELECT network, tx_hash, raw_tx, from_address, nonce, kind, contract_id,
-                  extract(epoch FROM now() - created_at)::float AS age_s,
-                  coalesce(timeout_at < now(), false) AS timed_out
-             FROM chain_transactions
-            WHERE status = 'pending' AND (created_at < now() - interval '${CHECK_AFTER}' OR timeout_at < now())
-            ORDER BY network, from_address, nonce
+          `SELECT c.network, c.tx_hash, c.raw_tx, c.from_address, c.nonce, c.kind, c.contract_id,
+                  extract(epoch FROM now() - c.created_at)::float AS age_s,
+                  coalesce(c.timeout_at < now(), false) AS timed_out,
+                  CASE WHEN c.kind = 'cancel' THEN r.tx_hash END AS replaced_hash,
+                  CASE WHEN c.kind = 'cancel' THEN r.kind END AS replaced_kind
+             FROM chain_transactions c
+             LEFT JOIN transaction_records r ON r.id = c.record_id
+            WHERE c.status = 'pending' AND (c.created_at < now() - interval '${CHECK_AFTER}' OR c.timeout_at < now())
+            ORDER BY c.network, c.from_address, c.nonce
             LIMIT 200`,
         )) as Row[];
         for (const row of rows) await this.check(row);
@@ -132,6 +140,16 @@ export class TransactionTracker {
         return;
       }
       const used = await provider.getTransactionCount(tx.fromAddress, 'latest');
+      if (used > tx.nonce && row.replaced_hash) {
+        // A cancel beaten to its nonce by the transaction it was to replace: that one's outcome stands.
+        const first = await provider.getTransactionReceipt(row.replaced_hash);
+        if (first) {
+          this.broadcasts.delete(tx.txHash);
+          const mined = await this.sender.recordReceipt(tx.network, first);
+          await this.hooks.onMined({ ...tx, txHash: first.hash, kind: row.replaced_kind ?? tx.kind }, mined);
+          return;
+        }
+      }
       if (used > tx.nonce) {
         // Another transaction took this nonce: this one can never be mined.
         await this.markDropped(tx, 'its nonce was used by another transaction');

@@ -5,7 +5,7 @@ import { CHAIN_IDS, type Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import type { Session } from '../../auth/session';
 import { CustodialWalletEntity } from './custodial-wallet.entity';
-import type { TransactionSigner } from './transaction-sender';
+import type { TransactionSigner } from './send-request';
 import { openPrivateKey, sealPrivateKey } from './wallet-key-cipher';
 import type { WalletBalance, WalletHistory, WalletHistoryItem } from './wallets.types';
 import { parseAddress } from '../../kernel/address';
@@ -107,8 +107,9 @@ export class WalletService {
     const rows = (await this.ds.query(
       `WITH items AS (
          -- A nonce filler (the tracker's self-transfer in place of a transaction that can never
-         -- land) is, on chain, a transfer the wallet sent.
-         SELECT c.tx_hash AS hash, CASE WHEN c.kind = 'nonce-filler' THEN 'transfer-out' ELSE c.kind END AS kind,
+         -- land) and a cancel's replacement are, on chain, transfers the wallet sent.
+         SELECT c.tx_hash AS hash,
+                CASE WHEN c.kind IN ('nonce-filler', 'cancel') THEN 'transfer-out' ELSE c.kind END AS kind,
                 c.from_address AS from_address, c.to_address,
                 c.value_wei::text AS value_wei, c.gas_used::text AS gas_used,
                 CASE WHEN c.status = 'dropped' THEN 'failed' ELSE c.status END AS status, c.block_number,

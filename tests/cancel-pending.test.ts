@@ -1,0 +1,317 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
+import type { JsonRpcProvider } from 'ethers';
+import { providerOf } from './kit/chain';
+import { gatewayUser, newKey } from './kit/flows';
+import { client, type Client } from './kit/http';
+import type { LoggedIn } from './kit/login';
+import { ONCE_SOURCE } from './kit/solidity';
+import { sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
+
+/** Cancel of a pending transaction by replacement at its nonce (docs/api.md, "Transactions": cancel). */
+const ASYNC = { prefer: 'respond-async' };
+/** The key's gas of a day: two invokes of 100,000 gas, not one more. */
+const GAS_CAP = 200_000n;
+const INVOKE_GAS = 100_000n;
+
+interface Chain {
+  tx_hash: string;
+  kind: string;
+  status: string;
+  nonce: string;
+  from_address: string;
+  to_address: string;
+  value_wei: string;
+  gas_used: string | null;
+  fee_per_gas_wei: string;
+}
+
+async function setUp(stack: Stack) {
+  const api = client(stack.url);
+  const user = await gatewayUser(api, stack.ca, ONCE_SOURCE);
+  const provider = providerOf(stack, 'testnet');
+  return { api, ...user, provider };
+}
+
+/** Polls the record until `until` holds, driving the tracker between looks. */
+async function recordWhen(
+  stack: Stack,
+  api: Client,
+  dev: LoggedIn,
+  id: string,
+  until: (record: any) => boolean,
+  track = false,
+): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const res = await api.get(`/api/devportal/transactions/${id}`, { token: dev.token });
+    expect(res.status).toBe(200);
+    if (until(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`transaction ${id} still ${res.body.status}`);
+    if (track) await trackerPass(stack);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+const chainRows = (stack: Stack, recordId: string) =>
+  sqlRows<Chain>(
+    stack,
+    `SELECT tx_hash, kind, status, nonce::text AS nonce, from_address, to_address, value_wei::text AS value_wei,
+            gas_used::text AS gas_used, fee_per_gas_wei::text AS fee_per_gas_wei
+       FROM chain_transactions WHERE record_id = $1 ORDER BY created_at`,
+    [recordId],
+  );
+
+describe('cancel of a pending transaction on a network with fees (anvil, chain 17991)', () => {
+  let stack: Stack;
+  let api: Client;
+  let dev: LoggedIn;
+  let contract: { id: string };
+  let provider: JsonRpcProvider;
+  let key: { id: string; apiKey: string };
+  let webhookId: string;
+  const invoke = (gasLimit: bigint) =>
+    api.post(
+      `/api/devportal/contracts/${contract.id}/invoke/bump`,
+      { gasLimit: gasLimit.toString() },
+      { apiKey: key.apiKey, headers: ASYNC },
+    );
+
+  beforeAll(async () => {
+    stack = await startStack();
+    ({ api, dev, contract, provider } = await setUp(stack));
+    key = await newKey(api, dev, { spend: { maxGasPerDay: GAS_CAP.toString() } });
+    const hook = await api.post(
+      `/api/devportal/developers/${dev.developerId}/webhooks`,
+      { url: 'http://127.0.0.1:9/hook', events: ['transaction.status'] },
+      { token: dev.token },
+    );
+    expect(hook.status).toBe(201);
+    webhookId = hook.body.id;
+  }, 180_000);
+  afterAll(async () => {
+    await provider?.send('evm_setIntervalMining', [1]).catch(() => undefined);
+    provider?.destroy();
+    await stack?.stop();
+  });
+
+  it('replaces it by a 0-value transfer to itself at its nonce with bumped fees; cancelled once that is mined', async () => {
+    // Blocks only on command: the invoke stays in the node's pool, broadcast and not mined.
+    await provider.send('evm_setIntervalMining', [0]);
+    const accepted = await invoke(INVOKE_GAS);
+    expect(accepted.status).toBe(202);
+    const id: string = accepted.body.transactionId;
+    const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+
+    const cancel = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+    expect(cancel.status).toBe(201);
+    // Still pending (its replacement not mined yet), still naming the transaction it sent.
+    expect(cancel.body).toMatchObject({ id, status: 'pending', txHash: pending.txHash, nonce: pending.nonce });
+
+    const [original, replacement] = await chainRows(stack, id);
+    expect(original).toMatchObject({ tx_hash: pending.txHash, kind: 'invoke', status: 'dropped' });
+    expect(replacement).toMatchObject({
+      kind: 'cancel',
+      status: 'pending',
+      nonce: String(pending.nonce),
+      to_address: original!.from_address,
+      from_address: original!.from_address,
+      value_wei: '0',
+    });
+    // Nodes replace a pooled transaction only for a price at least 10% higher.
+    expect(BigInt(replacement!.fee_per_gas_wei) * 10n).toBeGreaterThan(BigInt(original!.fee_per_gas_wei) * 11n);
+    const pooled = await provider.getTransaction(replacement!.tx_hash);
+    expect(pooled).toMatchObject({ nonce: pending.nonce, value: 0n, to: original!.from_address });
+
+    // Cancelling again sends nothing more.
+    expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
+    expect(await chainRows(stack, id)).toHaveLength(2);
+
+    // The key's day holds the original's 100,000 gas (it may yet be mined instead), not that plus
+    // the replacement's: a second invoke of 100,000 fits the 200,000 cap exactly...
+    const second = await invoke(INVOKE_GAS);
+    expect(second.status).toBe(202);
+    const secondRecord = await recordWhen(stack, api, dev, second.body.transactionId, (r) => r.status !== 'queued');
+    expect(secondRecord).toMatchObject({ status: 'pending', error: null });
+    // ...and nothing more does: the key never spends past its cap, whichever of the two is mined.
+    const third = await invoke(30_000n);
+    expect(third.status).toBe(202);
+    const thirdRecord = await recordWhen(stack, api, dev, third.body.transactionId, (r) => r.status !== 'queued');
+    expect(thirdRecord.status).toBe('failed');
+    expect(thirdRecord.error).toMatch(/maxGasPerDay/);
+
+    await provider.send('evm_mine', []);
+    const cancelled = await recordWhen(stack, api, dev, id, (r) => r.status === 'cancelled', true);
+    expect(cancelled).toMatchObject({ status: 'cancelled', txHash: pending.txHash, error: null });
+    expect(await provider.getTransactionReceipt(pending.txHash)).toBeNull();
+    const mined = (await provider.getTransactionReceipt(replacement!.tx_hash))!;
+    expect(mined.status).toBe(1);
+    const rows = await chainRows(stack, id);
+    expect(rows.map((r) => [r.kind, r.status, r.gas_used])).toEqual([
+      ['invoke', 'dropped', null],
+      ['cancel', 'success', '21000'],
+    ]);
+
+    // The webhooks' transaction.status message says cancelled.
+    const messages = await sqlRows<{ body: string }>(
+      stack,
+      `SELECT body FROM webhook_deliveries WHERE webhook_id = $1 AND type = 'transaction.status' ORDER BY seq`,
+      [webhookId],
+    );
+    const statuses = messages.map((m) => JSON.parse(m.body).data).filter((d: any) => d.id === id);
+    expect(statuses.map((d: any) => d.status)).toEqual(['queued', 'pending', 'cancelled']);
+
+    // Spent today: the replacement's gas and the second invoke's, each once; the original's nothing.
+    const secondDone = await recordWhen(
+      stack,
+      api,
+      dev,
+      second.body.transactionId,
+      (r) => r.status === 'success',
+      true,
+    );
+    let expected = mined.gasUsed * mined.gasPrice;
+    const secondReceipt = (await provider.getTransactionReceipt(secondDone.txHash))!;
+    expected += secondReceipt.gasUsed * secondReceipt.gasPrice;
+    const keys = await api.get(`/api/devportal/developers/${dev.developerId}/api-keys`, { token: dev.token });
+    expect(keys.body.items.find((k: any) => k.id === key.id).spentTodayWei).toBe(expected.toString());
+    await provider.send('evm_setIntervalMining', [1]);
+  }, 180_000);
+
+  it('cancels a pending deployment: the record cancelled, the contract failed, never created', async () => {
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        '/api/devportal/contracts/deploy',
+        { source: ONCE_SOURCE },
+        { token: dev.token, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
+      await provider.send('evm_mine', []);
+      const cancelled = await recordWhen(stack, api, dev, id, (r) => r.status === 'cancelled', true);
+      expect(cancelled).toMatchObject({ kind: 'deploy', txHash: pending.txHash });
+      const deployed = await api.get(`/api/devportal/contracts/${cancelled.contractId}`);
+      expect(deployed.body).toMatchObject({ status: 'failed', address: null });
+      expect(deployed.body.statusReason).toMatch(/cancelled/);
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]);
+    }
+  }, 180_000);
+
+  it('refuses a replacement past the key’s maxFeePerGasWei (422, nothing sent); an original mined first keeps its outcome', async () => {
+    const k = await newKey(api, dev);
+    const tracker = stack.app.services.tracker;
+    // This test plays the node's part: no tracker pass re-broadcasts the replacement meanwhile.
+    await tracker.stop();
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        {},
+        { apiKey: k.apiKey, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      const [original] = await chainRows(stack, id);
+      // The key's fee cap admits the original's price, not the raised one a replacement needs.
+      const capped = await api.call(
+        'PATCH',
+        `/api/devportal/api-keys/${k.id}`,
+        { spend: { maxFeePerGasWei: original!.fee_per_gas_wei } },
+        { token: dev.token },
+      );
+      expect(capped.status).toBe(200);
+      const refused = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxFeePerGasWei' } });
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([['invoke', 'pending']]);
+
+      // Lifted: the replacement goes out, but the node mines the original first.
+      expect(
+        (await api.call('PATCH', `/api/devportal/api-keys/${k.id}`, { spend: null }, { token: dev.token })).status,
+      ).toBe(200);
+      expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
+      const [, replacement] = await chainRows(stack, id);
+      expect(replacement).toMatchObject({ kind: 'cancel', status: 'pending' });
+      const [{ raw_tx: raw }] = (await sqlRows<{ raw_tx: string }>(
+        stack,
+        'SELECT raw_tx FROM chain_transactions WHERE tx_hash = $1',
+        [pending.txHash],
+      )) as [{ raw_tx: string }];
+      await provider.send('anvil_dropTransaction', [replacement!.tx_hash]);
+      await provider.send('eth_sendRawTransaction', [raw]);
+      await provider.send('evm_mine', []);
+      expect((await provider.getTransactionReceipt(pending.txHash))?.status).toBe(1);
+
+      const done = await recordWhen(stack, api, dev, id, (r) => r.status !== 'pending', true);
+      expect(done).toMatchObject({ status: 'success', txHash: pending.txHash, error: null });
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([
+        ['invoke', 'success'],
+        ['cancel', 'dropped'],
+      ]);
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]);
+      // One timer again, whatever the passes above left running.
+      await tracker.stop();
+      tracker.start();
+    }
+  }, 180_000);
+
+  it('answers 409 INVALID_STATE with the status for a mined transaction', async () => {
+    const done = await api.post(
+      `/api/devportal/contracts/${contract.id}/invoke/bump`,
+      {},
+      { apiKey: (await newKey(api, dev)).apiKey },
+    );
+    expect(done.body.status).toBe('success');
+    const res = await api.post(
+      `/api/devportal/transactions/${done.body.transactionId}/cancel`,
+      {},
+      { token: dev.token },
+    );
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'success' } });
+  }, 120_000);
+});
+
+describe('cancel of a pending transaction on a zero-price network (Besu front, QBFT with gas price 0)', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({}, { freeGas: true });
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('answers 409 INVALID_STATE naming the zero gas price, and the transaction is left as it was', async () => {
+    const { api, dev, contract, apiKey, provider } = await setUp(stack);
+    try {
+      await provider.send('evm_setIntervalMining', [0]);
+      const accepted = await api.post(
+        `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        {},
+        { apiKey, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      const res = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('INVALID_STATE');
+      expect(res.body.error.details).toMatchObject({ status: 'pending' });
+      expect(res.body.error.message).toMatch(/prices gas at 0/);
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([['invoke', 'pending']]);
+      await provider.send('evm_mine', []);
+      expect(await recordWhen(stack, api, dev, id, (r) => r.status === 'success', true)).toMatchObject({
+        txHash: pending.txHash,
+      });
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]).catch(() => undefined);
+      provider.destroy();
+    }
+  }, 180_000);
+});
