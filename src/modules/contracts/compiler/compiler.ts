@@ -121,7 +121,8 @@ function releaseVersion(longVersion: string | undefined): string {
 
 /**
  * Compiles Solidity with solc 0.8.20 (paris, optimizer 200 runs) in worker threads, under the
- * import policy of docs/api.md, "Contracts", with an LRU cache of outcomes. Every failure is an AppError:
+ * import policy of docs/api.md, "Contracts", with an LRU cache of outcomes. Verification's own
+ * inputs (`compileStandardJson`) may name another installed release, which gets pools of its own. Every failure is an AppError:
  * 400 VALIDATION_FAILED (bad input, unknown contractName), 422 IMPORT_NOT_ALLOWED,
  * 422 COMPILATION_FAILED (solc errors, a solc crash on the input, a timeout),
  * 503 SERVICE_UNAVAILABLE (queue full, shut down), 500 INTERNAL (solc cannot start).
