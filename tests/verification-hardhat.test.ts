@@ -73,6 +73,12 @@ contract Counter {
 }
 `;
 
+/** The same contract for a second compiler: hardhat builds this file with solc 0.8.24 (an override). */
+const COUNTER24 = COUNTER.replace('pragma solidity ^0.8.20;', 'pragma solidity 0.8.24;').replace(
+  'contract Counter {',
+  'contract Counter24 {',
+);
+
 let stack: Stack;
 let project: string;
 /** The service's JSON-RPC door with a write key: how teams deploy with their tools. */
@@ -98,8 +104,8 @@ async function hardhat(args: string[], env: Record<string, string> = {}): Promis
   }
 }
 
-async function deploy(start: bigint): Promise<string> {
-  const res = await hardhat(['run', 'scripts/deploy.js', '--network', 'qbft'], { START: start.toString() });
+async function deploy(start: bigint, name = 'Counter'): Promise<string> {
+  const res = await hardhat(['run', 'scripts/deploy.js', '--network', 'qbft'], { START: start.toString(), NAME: name });
   expect(res.out).toMatch(/Deployed to: 0x[0-9a-fA-F]{40}/);
   return /Deployed to: (0x[0-9a-fA-F]{40})/.exec(res.out)![1]!;
 }
@@ -120,12 +126,13 @@ beforeAll(async () => {
   mkdirSync(path.join(project, 'scripts'));
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'hh', type: 'module', private: true }));
   writeFileSync(path.join(project, 'contracts/Counter.sol'), COUNTER);
+  writeFileSync(path.join(project, 'contracts/Counter24.sol'), COUNTER24);
   writeFileSync(
     path.join(project, 'scripts/deploy.js'),
     [
       'import { network } from "hardhat";',
       'const { ethers } = await network.connect();',
-      'const c = await ethers.deployContract("Counter", [BigInt(process.env.START)]);',
+      'const c = await ethers.deployContract(process.env.NAME, [BigInt(process.env.START)]);',
       'await c.waitForDeployment();',
       'console.log(`Deployed to: ${await c.getAddress()}`);',
       '',
@@ -139,9 +146,20 @@ import hardhatEthers from "@nomicfoundation/hardhat-ethers";
 export default {
   plugins: [hardhatVerify, hardhatEthers],
   solidity: {
-    version: "0.8.20",
-    path: ${JSON.stringify(require.resolve('solc/soljson.js'))},
-    settings: { evmVersion: "paris", optimizer: { enabled: true, runs: 200 } },
+    compilers: [
+      {
+        version: "0.8.20",
+        path: ${JSON.stringify(require.resolve('solc/soljson.js'))},
+        settings: { evmVersion: "paris", optimizer: { enabled: true, runs: 200 } },
+      },
+    ],
+    overrides: {
+      "contracts/Counter24.sol": {
+        version: "0.8.24",
+        path: ${JSON.stringify(require.resolve('solc-0.8.24/soljson.js'))},
+        settings: { evmVersion: "paris", optimizer: { enabled: true, runs: 200 } },
+      },
+    },
   },
   networks: {
     qbft: { type: "http", url: ${JSON.stringify(rpcUrl)}, chainId: 17991, accounts: [${JSON.stringify(ANVIL_KEYS[2])}] },
@@ -164,6 +182,7 @@ export default {
   );
   const build = await hardhat(['build']);
   expect(build.out).toMatch(/Compiled 1 Solidity file with solc 0\.8\.20/);
+  expect(build.out).toMatch(/Compiled 1 Solidity file with solc 0\.8\.24/);
 }, 240_000);
 
 afterAll(async () => {
@@ -200,6 +219,24 @@ describeHardhat('hardhat verify (Hardhat 3, hardhat-verify) against the Ethersca
     const seen = await (await fetch(`${stack.url}/api/explorer/tx/${tx.hash}?network=testnet`)).json();
     expect(seen.transaction.method).toMatchObject({ name: 'increment', signature: 'increment()' });
     expect(seen.transaction.logs[0].decoded).toMatchObject({ event: 'Incremented', args: { number: '6' } });
+  }, 300_000);
+
+  it('verifies a contract hardhat built with a second compiler, solc 0.8.24, from the local soljson', async () => {
+    const address = await deploy(3n, 'Counter24');
+    const res = await verify(address, 3n);
+    expect(res.out).toMatch(/Contract verified successfully on QBFT explorer/);
+    expect(res.code).toBe(0);
+    const body = await (await fetch(`${stack.url}/api/explorer/address/${address}/contract?network=testnet`)).json();
+    expect(body.contract).toMatchObject({
+      name: 'Counter24',
+      match: 'full',
+      compilerVersion: 'v0.8.24+commit.e11b9ed9',
+    });
+    expect(body.contract.sources['project/contracts/Counter24.sol']).toBe(COUNTER24);
+    // 0.8.24 got workers of its own; no compile asked for 0.8.28 or 0.8.19: they never started one.
+    expect(stack.app.services.compiler.releaseStats('0.8.24')!.compilesDispatched).toBeGreaterThan(0);
+    expect(stack.app.services.compiler.releaseStats('0.8.28')).toBeNull();
+    expect(stack.app.services.compiler.releaseStats('0.8.19')).toBeNull();
   }, 300_000);
 
   it('a wrong source is refused (hardhat-verify compares the code with its build before submitting)', async () => {

@@ -13,10 +13,16 @@ import { startStack, type Stack } from './kit/stack';
 // foundry do through the JSON-RPC door.
 
 // solc-js, the package the service's workers load; the test compiles what it deploys with it.
+type Solc = { compile(input: string): string };
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- solc ships no types
-const solc = require('solc') as { compile(input: string): string };
+const solc = require('solc') as Solc;
+/** The other installed releases (npm aliases), loaded only by the tests that deploy with them. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- solc ships no types
+const solcOf = (release: string) => require(`solc-${release}`) as Solc;
 
 const VERSION = 'v0.8.20+commit.a1b79de6';
+/** The installed set (docs/api.md, "Verification"): the portal's release first, then the others. */
+const INSTALLED = [VERSION, 'v0.8.19+commit.7dd6d404', 'v0.8.24+commit.e11b9ed9', 'v0.8.28+commit.7893614a'];
 const VAULT = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
@@ -64,9 +70,15 @@ function standardJson(sources: Record<string, string>, settings: object = SETTIN
   };
 }
 
-function compile(sources: Record<string, string>, file: string, name: string, settings: object = SETTINGS) {
+function compile(
+  sources: Record<string, string>,
+  file: string,
+  name: string,
+  settings: object = SETTINGS,
+  compiler: Solc = solc,
+) {
   const input = { ...standardJson(sources, settings), settings: { ...settings, outputSelection: OUTPUTS } };
-  const out = JSON.parse(solc.compile(JSON.stringify(input)));
+  const out = JSON.parse(compiler.compile(JSON.stringify(input)));
   const errors = (out.errors ?? []).filter((e: any) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors[0].formattedMessage);
   const c = out.contracts[file][name];
@@ -82,8 +94,9 @@ async function deploy(
   name: string,
   args: unknown[] = [],
   settings?: object,
+  compiler?: Solc,
 ) {
-  const { abi, bytecode } = compile(sources, file, name, settings);
+  const { abi, bytecode } = compile(sources, file, name, settings, compiler);
   const factory = new ContractFactory(abi, bytecode, wallet);
   const contract = await factory.deploy(...args);
   const receipt = await contract.deploymentTransaction()!.wait();
@@ -143,8 +156,9 @@ describe('GET /api/explorer/verification/config', () => {
     const res = await fetch(`${stack.url}/api/explorer/verification/config`);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.compilerVersions).toEqual([VERSION]);
-    expect(body.evmVersions).toEqual(expect.arrayContaining(['paris', 'shanghai', 'london']));
+    expect(body.compilerVersions).toEqual(INSTALLED);
+    // Any installed release's: homestead (all of them) to prague (0.8.28).
+    expect(body.evmVersions).toEqual(expect.arrayContaining(['homestead', 'paris', 'shanghai', 'cancun', 'prague']));
   });
 });
 
@@ -244,7 +258,7 @@ describe('verification through the Etherscan-compatible API', () => {
       }),
     });
     expect((await gql.json()).data).toEqual({
-      verificationConfig: { compilerVersions: [VERSION] },
+      verificationConfig: { compilerVersions: INSTALLED },
       addressContract: {
         found: true,
         contract: { name: 'Vault', match: 'full', constructorArgs: encodedArgs, creator: wallet.address },
@@ -449,7 +463,19 @@ describe('verification outcomes', () => {
     });
     expect(last(statuses).status).toBe('0');
     expect(last(statuses).result).toBe(
-      `Fail - Unable to verify. compiler version v0.8.99+commit.deadbeef is not available (available: ${VERSION})`,
+      `Fail - Unable to verify. compiler version v0.8.99+commit.deadbeef is not available (available: ${INSTALLED.join(', ')})`,
+    );
+    // An installed release with an EVM version it does not know (cancun came with 0.8.24).
+    const cancun = await verify({
+      contractaddress: deployed.address,
+      sourceCode: SINGLE,
+      codeformat: 'solidity-single-file',
+      contractname: 'Single',
+      compilerversion: VERSION,
+      evmversion: 'cancun',
+    });
+    expect(last(cancun.statuses).result).toBe(
+      `Fail - Unable to verify. evmVersion cancun is not supported by ${VERSION} (supported: homestead to shanghai)`,
     );
   }, 60_000);
 
@@ -512,6 +538,91 @@ describe('verification outcomes', () => {
     const res = await etherscan({ module: 'contract', action: 'checkverifystatus', guid: 'x'.repeat(50) });
     expect(res).toEqual({ status: 200, body: { status: '0', message: 'NOTOK', result: 'Unknown UID' } });
   });
+});
+
+describe('contracts compiled with the other installed releases', () => {
+  // Compiled for paris (the dev chains' hardfork: 0.8.24 would emit PUSH0 for its default shanghai).
+  const PINNED = (release: string) => SINGLE.replace('pragma solidity ^0.8.20;', `pragma solidity ${release};`);
+
+  it('0.8.24 (standard JSON, a platform suffix) and 0.8.19 (one file, no v): verified, shown over REST and GraphQL', async () => {
+    const s24 = PINNED('0.8.24');
+    const c24 = await deploy({ 'src/Single.sol': s24 }, 'src/Single.sol', 'Single', [], SETTINGS, solcOf('0.8.24'));
+    const v24 = await verify({
+      contractaddress: c24.address,
+      sourceCode: JSON.stringify(standardJson({ 'src/Single.sol': s24 })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'src/Single.sol:Single',
+      compilerversion: 'v0.8.24+commit.e11b9ed9.Emscripten.clang',
+    });
+    expect(last(v24.statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+
+    const s19 = PINNED('0.8.19');
+    const plain = { optimizer: { enabled: false, runs: 200 }, evmVersion: 'paris' };
+    const c19 = await deploy({ 'Single.sol': s19 }, 'Single.sol', 'Single', [], plain, solcOf('0.8.19'));
+    // Named 0.8.20, the same source (its pragma opened so that it compiles) gives the same code but
+    // for the metadata, which names the compiler: a partial match, which the right release replaces.
+    const wrong = await verify({
+      contractaddress: c19.address,
+      sourceCode: s19.replace('pragma solidity 0.8.19;', 'pragma solidity ^0.8.19;'),
+      codeformat: 'solidity-single-file',
+      contractname: 'Single',
+      compilerversion: VERSION,
+      optimizationUsed: '0',
+      evmversion: 'paris',
+    });
+    expect(last(wrong.statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    const partial = await (
+      await fetch(`${stack.url}/api/explorer/address/${c19.address}/contract?network=testnet`)
+    ).json();
+    expect(partial.contract).toMatchObject({ match: 'partial', compilerVersion: VERSION });
+
+    const v19 = await verify({
+      contractaddress: c19.address,
+      sourceCode: s19,
+      codeformat: 'solidity-single-file',
+      contractname: 'Single',
+      compilerversion: '0.8.19+commit.7dd6d404',
+      optimizationUsed: '0',
+      runs: '200',
+      evmversion: 'paris',
+    });
+    expect(last(v19.statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+
+    const rest = await (
+      await fetch(`${stack.url}/api/explorer/address/${c24.address}/contract?network=testnet`)
+    ).json();
+    expect(rest.contract).toMatchObject({
+      name: 'Single',
+      match: 'full',
+      compilerVersion: 'v0.8.24+commit.e11b9ed9',
+      evmVersion: 'paris',
+      optimizer: { enabled: true, runs: 200 },
+      sources: { 'src/Single.sol': s24 },
+    });
+    const gql = await fetch(`${stack.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `query($a: String!) { addressContract(address: $a, network: testnet) {
+          contract { match compilerVersion evmVersion optimizer { enabled } } } }`,
+        variables: { a: c19.address },
+      }),
+    });
+    expect((await gql.json()).data.addressContract.contract).toEqual({
+      match: 'full',
+      compilerVersion: 'v0.8.19+commit.7dd6d404',
+      evmVersion: 'paris',
+      optimizer: { enabled: false },
+    });
+    const code = await etherscan({ module: 'contract', action: 'getsourcecode', address: c19.address });
+    expect(code.body.result[0]).toMatchObject({ SourceCode: s19, CompilerVersion: 'v0.8.19+commit.7dd6d404' });
+
+    // Each release used has its own workers; a release nobody used never started a thread.
+    const compiler = stack.app.services.compiler;
+    expect(compiler.releaseStats('0.8.24')).toMatchObject({ compilesDispatched: 1 });
+    expect(compiler.releaseStats('0.8.19')).toMatchObject({ compilesDispatched: 1 });
+    expect(compiler.releaseStats('0.8.28')).toBeNull();
+  }, 180_000);
 });
 
 describe('portal contracts', () => {

@@ -1,5 +1,5 @@
 import { compareCreation, compareRuntime, metadataRanges } from './bytecode-match';
-import { installedCompiler } from './compiler-set';
+import { compilerVersions, evmVersions, installedCompiler } from './compiler-set';
 import { prepareInput, type VerificationRequest } from './verification.service';
 
 // Comparing compiled and deployed code (docs/api.md, "Verification").
@@ -76,15 +76,46 @@ describe('metadataRanges', () => {
   });
 });
 
-describe('installedCompiler', () => {
-  it('accepts the installed release with or without v and a platform suffix', () => {
-    for (const v of ['v0.8.20+commit.a1b79de6', '0.8.20+commit.a1b79de6', 'v0.8.20+commit.a1b79de6.Linux.gcc']) {
-      expect(installedCompiler(v)).toBe('v0.8.20+commit.a1b79de6');
-    }
+describe('the compiler set', () => {
+  const INSTALLED = [
+    'v0.8.20+commit.a1b79de6',
+    'v0.8.19+commit.7dd6d404',
+    'v0.8.24+commit.e11b9ed9',
+    'v0.8.28+commit.7893614a',
+  ];
+
+  it('is every installed release (the portal release first), with the EVM versions of any of them', () => {
+    expect(compilerVersions()).toEqual(INSTALLED);
+    expect(evmVersions()).toEqual([
+      'homestead',
+      'tangerineWhistle',
+      'spuriousDragon',
+      'byzantium',
+      'constantinople',
+      'petersburg',
+      'istanbul',
+      'berlin',
+      'london',
+      'paris',
+      'shanghai',
+      'cancun',
+      'prague',
+    ]);
   });
 
-  it('refuses other releases, wrong commits and anything else', () => {
-    for (const v of ['v0.8.24+commit.e11b9ed9', 'v0.8.20+commit.deadbeef', '0.8.20', 'latest', '']) {
+  it('accepts an installed release with or without v and a platform suffix', () => {
+    for (const v of ['v0.8.24+commit.e11b9ed9', '0.8.24+commit.e11b9ed9', 'v0.8.24+commit.e11b9ed9.Linux.gcc']) {
+      expect(installedCompiler(v)).toMatchObject({ version: 'v0.8.24+commit.e11b9ed9', release: '0.8.24' });
+    }
+    expect(installedCompiler('0.8.19+commit.7dd6d404.Emscripten.clang')).toMatchObject({ release: '0.8.19' });
+    expect(installedCompiler('v0.8.20+commit.a1b79de6')?.evmVersions.at(-1)).toBe('shanghai');
+    expect(installedCompiler('v0.8.19+commit.7dd6d404')?.evmVersions.at(-1)).toBe('paris');
+    expect(installedCompiler('v0.8.24+commit.e11b9ed9')?.evmVersions.at(-1)).toBe('cancun');
+    expect(installedCompiler('v0.8.28+commit.7893614a')?.evmVersions.at(-1)).toBe('prague');
+  });
+
+  it('refuses releases not installed, wrong commits and anything else', () => {
+    for (const v of ['v0.8.21+commit.d9974bed', 'v0.8.20+commit.deadbeef', '0.8.20', 'latest', '']) {
       expect(installedCompiler(v)).toBeNull();
     }
   });
@@ -98,16 +129,21 @@ describe('prepareInput', () => {
     contractName: 'a.sol:A',
     compilerVersion: 'v0.8.20+commit.a1b79de6',
   };
+  const solc0820 = installedCompiler('v0.8.20+commit.a1b79de6')!;
+  const solc0828 = installedCompiler('v0.8.28+commit.7893614a')!;
 
   it("keeps the caller's settings but asks solc only for the wanted contract, without the model checker", () => {
-    const out = prepareInput({
-      ...base,
-      sourceCode: JSON.stringify({
-        language: 'Solidity',
-        sources: { 'a.sol': { content: 'contract A {}' } },
-        settings: { optimizer: { enabled: true, runs: 999 }, evmVersion: 'paris', modelChecker: { engine: 'all' } },
-      }),
-    });
+    const out = prepareInput(
+      {
+        ...base,
+        sourceCode: JSON.stringify({
+          language: 'Solidity',
+          sources: { 'a.sol': { content: 'contract A {}' } },
+          settings: { optimizer: { enabled: true, runs: 999 }, evmVersion: 'paris', modelChecker: { engine: 'all' } },
+        }),
+      },
+      solc0820,
+    );
     if ('reason' in out) throw new Error(out.reason);
     const json = JSON.parse(out.standardJson);
     expect(json.settings.modelChecker).toBeUndefined();
@@ -121,27 +157,40 @@ describe('prepareInput', () => {
   });
 
   it('refuses what it cannot compile, each with its reason', () => {
-    expect(prepareInput({ ...base, sourceCode: 'not json' })).toEqual({
+    expect(prepareInput({ ...base, sourceCode: 'not json' }, solc0820)).toEqual({
       reason: 'sourceCode is not a standard-JSON input',
     });
     expect(
-      prepareInput({ ...base, sourceCode: JSON.stringify({ sources: { 'a.sol': { urls: ['ipfs://x'] } } }) }),
+      prepareInput({ ...base, sourceCode: JSON.stringify({ sources: { 'a.sol': { urls: ['ipfs://x'] } } }) }, solc0820),
     ).toEqual({ reason: 'source a.sol has no content (urls are not fetched)' });
     expect(
-      prepareInput({
-        ...base,
-        contractName: 'b.sol:A',
-        sourceCode: JSON.stringify({ sources: { 'a.sol': { content: '' } } }),
-      }),
+      prepareInput(
+        {
+          ...base,
+          contractName: 'b.sol:A',
+          sourceCode: JSON.stringify({ sources: { 'a.sol': { content: '' } } }),
+        },
+        solc0820,
+      ),
     ).toEqual({ reason: 'contractname names b.sol, which is not in the sources' });
-    expect(prepareInput({ ...base, contractName: 'a.sol:1A' })).toEqual({
+    expect(prepareInput({ ...base, contractName: 'a.sol:1A' }, solc0820)).toEqual({
       reason: 'contractname must be path:Name or Name',
     });
     expect(
-      prepareInput({
-        ...base,
-        sourceCode: JSON.stringify({ sources: { 'a.sol': { content: '' } }, settings: { evmVersion: 'prague' } }),
-      }),
-    ).toEqual({ reason: 'evmVersion prague is not supported' });
+      prepareInput(
+        {
+          ...base,
+          sourceCode: JSON.stringify({ sources: { 'a.sol': { content: '' } }, settings: { evmVersion: 'prague' } }),
+        },
+        solc0820,
+      ),
+    ).toEqual({
+      reason: 'evmVersion prague is not supported by v0.8.20+commit.a1b79de6 (supported: homestead to shanghai)',
+    });
+    const prague = {
+      ...base,
+      sourceCode: JSON.stringify({ sources: { 'a.sol': { content: '' } }, settings: { evmVersion: 'prague' } }),
+    };
+    expect(prepareInput(prague, solc0828)).toMatchObject({ evmVersion: 'prague' });
   });
 });

@@ -7,7 +7,7 @@ import type { Logger } from '../../logger';
 import type { PoolOutcome, SolidityCompiler } from '../contracts';
 import type { ChainReader } from '../explorer';
 import { bareHex, compareCreation, compareRuntime, type ImmutableReferences, type MatchKind } from './bytecode-match';
-import { compilerVersions, EVM_VERSIONS, installedCompiler } from './compiler-set';
+import { compilerVersions, evmVersions, type InstalledCompiler, installedCompiler } from './compiler-set';
 
 /** What a verification request states (docs/api.md, "Verification"). */
 export interface VerificationRequest {
@@ -121,7 +121,7 @@ export class VerificationService {
 
   /** The compilers and EVM versions verification accepts. */
   config(): { compilerVersions: string[]; evmVersions: string[] } {
-    return { compilerVersions: compilerVersions(), evmVersions: [...EVM_VERSIONS] };
+    return { compilerVersions: compilerVersions(), evmVersions: evmVersions() };
   }
 
   /**
@@ -341,15 +341,15 @@ export class VerificationService {
     request: VerificationRequest,
     code: string,
   ): Promise<Omit<VerifiedContract, 'verifiedAt'> | { reason: string }> {
-    const version = installedCompiler(request.compilerVersion);
-    if (!version) {
+    const compiler = installedCompiler(request.compilerVersion);
+    if (!compiler) {
       return {
         reason: `compiler version ${request.compilerVersion.slice(0, 80)} is not available (available: ${compilerVersions().join(', ')})`,
       };
     }
-    const prepared = prepareInput(request);
+    const prepared = prepareInput(request, compiler);
     if ('reason' in prepared) return prepared;
-    const compiled = await this.compile(prepared, request.client);
+    const compiled = await this.compile(prepared, compiler.release, request.client);
     if ('reason' in compiled) return compiled;
 
     const runtime = compareRuntime(code, compiled.deployedBytecode, compiled.immutableReferences);
@@ -373,7 +373,7 @@ export class VerificationService {
       name: prepared.name,
       sourceFile: prepared.file,
       match,
-      compilerVersion: version,
+      compilerVersion: compiler.version,
       evmVersion: prepared.evmVersion,
       optimizer: prepared.optimizer,
       codeFormat: request.codeFormat,
@@ -389,6 +389,7 @@ export class VerificationService {
 
   private async compile(
     prepared: PreparedInput,
+    release: string,
     client: string | undefined,
   ): Promise<
     | {
@@ -401,7 +402,7 @@ export class VerificationService {
   > {
     let outcome: PoolOutcome;
     try {
-      ({ outcome } = await this.compiler.compileStandardJson(prepared.standardJson, 'anonymous', client));
+      ({ outcome } = await this.compiler.compileStandardJson(prepared.standardJson, 'anonymous', client, release));
     } catch (e) {
       if (e instanceof AppError && e.code === 'RATE_LIMITED') {
         return { reason: 'a compile or verification of yours is already running; submit again once it ends' };
@@ -438,8 +439,11 @@ export class VerificationService {
   }
 }
 
-/** The standard JSON to compile, the sources to keep and the contract wanted; or why not. */
-export function prepareInput(request: VerificationRequest): PreparedInput | { reason: string } {
+/** The standard JSON to compile with `compiler`, the sources to keep and the contract wanted; or why not. */
+export function prepareInput(
+  request: VerificationRequest,
+  compiler: InstalledCompiler,
+): PreparedInput | { reason: string } {
   const colon = request.contractName.lastIndexOf(':');
   const name = colon >= 0 ? request.contractName.slice(colon + 1) : request.contractName;
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) return { reason: 'contractname must be path:Name or Name' };
@@ -488,8 +492,11 @@ export function prepareInput(request: VerificationRequest): PreparedInput | { re
   settings.outputSelection = { [file]: { [name]: OUTPUTS } };
   const optimizer = (settings.optimizer ?? {}) as { enabled?: unknown; runs?: unknown };
   const evm = typeof settings.evmVersion === 'string' ? settings.evmVersion : 'default';
-  if (evm !== 'default' && !(EVM_VERSIONS as readonly string[]).includes(evm)) {
-    return { reason: `evmVersion ${evm.slice(0, 40)} is not supported` };
+  if (evm !== 'default' && !compiler.evmVersions.includes(evm)) {
+    const known = compiler.evmVersions;
+    return {
+      reason: `evmVersion ${evm.slice(0, 40)} is not supported by ${compiler.version} (supported: ${known[0]} to ${known[known.length - 1]})`,
+    };
   }
   return {
     standardJson: JSON.stringify({

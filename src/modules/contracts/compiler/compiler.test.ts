@@ -279,3 +279,70 @@ contract Quiet { string public note = 'import "forge-std/Test.sol";'; }`;
     });
   });
 });
+
+describe('SolidityCompiler: the other installed solc releases (verification)', () => {
+  // The pools of a release idle this long are stopped; short here so that the test sees it.
+  const compiler = new SolidityCompiler({ workers: 1, anonymousWorkers: 1, releaseIdleMs: 300 });
+  afterAll(() => compiler.close());
+
+  /** mcopy exists from cancun on, which solc 0.8.24 is the first of the installed releases to know. */
+  const MCOPY = JSON.stringify({
+    language: 'Solidity',
+    sources: {
+      'Copy.sol': {
+        content: `${SPDX}pragma solidity 0.8.24;
+contract Copy {
+  function copy(bytes memory b) external pure returns (bytes memory c) {
+    c = new bytes(b.length);
+    assembly { mcopy(add(c, 32), add(b, 32), mload(b)) }
+  }
+}
+`,
+      },
+    },
+    settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.deployedBytecode.object'] } } },
+  });
+
+  async function until(done: () => boolean): Promise<void> {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(done()).toBe(true);
+  }
+
+  it("starts a release's workers on its first compile only, compiles with that release, stops them when idle", async () => {
+    expect(compiler.releaseStats('0.8.24')).toBeNull();
+    const { outcome, version } = await compiler.compileStandardJson(MCOPY, 'anonymous', 'client-a', '0.8.24');
+    expect(version).toBe('0.8.24+commit.e11b9ed9.Emscripten.clang');
+    if (outcome.kind !== 'compiled') throw new Error(`compile ${outcome.kind}`);
+    const out = JSON.parse(outcome.output);
+    expect(out.errors ?? []).toEqual([]);
+    expect(findOpcode(out.contracts['Copy.sol'].Copy.evm.deployedBytecode.object, 0x5e)).toBeGreaterThan(0); // MCOPY
+    expect(compiler.releaseStats('0.8.24')).toMatchObject({ workersStarted: 1, compilesDispatched: 1 });
+    // Releases no compile asked for have no pool, hence no thread; the portal's never started either.
+    expect(compiler.releaseStats('0.8.28')).toBeNull();
+    expect(compiler.releaseStats('0.8.19')).toBeNull();
+    expect(compiler.releaseStats('0.8.20')).toMatchObject({ workersStarted: 0, workers: 0 });
+
+    // Idle for releaseIdleMs: its worker is stopped; the next compile starts one again.
+    await until(() => compiler.releaseStats('0.8.24')!.workers === 0);
+    expect(compiler.releaseStats('0.8.24')).toMatchObject({ idleStops: 1, workers: 0 });
+    const again = await compiler.compileStandardJson(MCOPY, 'anonymous', 'client-a', '0.8.24');
+    expect(again.outcome.kind).toBe('compiled');
+    expect(compiler.releaseStats('0.8.24')).toMatchObject({ workersStarted: 2, compilesDispatched: 2 });
+  }, 60_000);
+
+  it('one compile of a client at a time whatever the release; a release not installed is refused', async () => {
+    const running = compiler.compileStandardJson(MCOPY, 'anonymous', 'client-b', '0.8.24');
+    const refused = await rejectionOf(() => compiler.compileStandardJson(MCOPY, 'anonymous', 'client-b'));
+    expect(refused.code).toBe('RATE_LIMITED');
+    expect((await running).outcome.kind).toBe('compiled');
+    const missing = await rejectionOf(() => compiler.compileStandardJson(MCOPY, 'anonymous', 'client-b', '0.8.21'));
+    expect(missing).toMatchObject({ code: 'VALIDATION_FAILED', message: 'solc 0.8.21 is not installed' });
+    expect(compiler.releaseStats('0.8.21')).toBeNull();
+  }, 60_000);
+
+  it('portal compiles stay on 0.8.20 (docs/api.md, "Contracts")', async () => {
+    const result = await compiler.compile({ sources: { 'Contract.sol': COUNTER } });
+    expect(result.compiler.version).toBe('0.8.20+commit.a1b79de6');
+    expect(compiler.releaseStats('0.8.20')).toMatchObject({ workersStarted: 1 });
+  }, 60_000);
+});

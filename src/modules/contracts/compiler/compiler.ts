@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type pino from 'pino';
 import { AppError, type ErrorDetails } from '../../../errors/app-error';
@@ -16,7 +15,13 @@ import {
   selectContracts,
   serviceDiagnostic,
 } from './solc-output';
-import { type PoolOutcome, SolcWorkerPool, type SolcWorkerPoolStats } from './solc-worker-pool';
+import {
+  type PoolOutcome,
+  SolcWorkerPool,
+  type SolcWorkerPoolOptions,
+  type SolcWorkerPoolStats,
+} from './solc-worker-pool';
+import { PORTAL_SOLC_RELEASE, solcPackageOf } from './solc-releases';
 import { sourceShapeKey } from './source-shape';
 import type { CompileStore } from './compile-store';
 import type { ConnectionCap } from '../../../kernel/limit-store';
@@ -24,10 +29,10 @@ import type { ConnectionCap } from '../../../kernel/limit-store';
 export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, CompilerInfo } from './compiler.types';
 export { findOpcode, PUSH0 } from './opcode-scan';
 export type { PoolOutcome } from './solc-worker-pool';
+export { PORTAL_SOLC_RELEASE, solcPackageOf } from './solc-releases';
 
-/** The one solc release the service compiles with (docs/api.md, "Contracts"). */
-const SOLC_RELEASE = (JSON.parse(readFileSync(require.resolve('solc/package.json'), 'utf8')) as { version: string })
-  .version;
+/** The one solc release the portal compiles with (docs/api.md, "Contracts"). */
+const SOLC_RELEASE = PORTAL_SOLC_RELEASE;
 /** Settings of every compile: `paris` has no PUSH0, which the QBFT chains do not support. */
 const EVM_VERSION = 'paris';
 const OPTIMIZER = { enabled: true, runs: 200 } as const;
@@ -66,6 +71,11 @@ export interface SolidityCompilerOptions {
   patienceMs?: number;
   /** Compiles allowed to wait for a busy worker before 503 SERVICE_UNAVAILABLE (default 50). */
   maxQueued?: number;
+  /**
+   * The workers of a release other than the portal's (verification, docs/api.md "Verification")
+   * start on its first compile and stop after this long without one (default 2 min).
+   */
+  releaseIdleMs?: number;
   /** Developers' successful outputs kept on disk across restarts (COMPILE_CACHE_DIR); none when absent. */
   store?: CompileStore;
   /**
@@ -111,7 +121,8 @@ function releaseVersion(longVersion: string | undefined): string {
 
 /**
  * Compiles Solidity with solc 0.8.20 (paris, optimizer 200 runs) in worker threads, under the
- * import policy of docs/api.md, "Contracts", with an LRU cache of outcomes. Every failure is an AppError:
+ * import policy of docs/api.md, "Contracts", with an LRU cache of outcomes. Verification's own
+ * inputs (`compileStandardJson`) may name another installed release, which gets pools of its own. Every failure is an AppError:
  * 400 VALIDATION_FAILED (bad input, unknown contractName), 422 IMPORT_NOT_ALLOWED,
  * 422 COMPILATION_FAILED (solc errors, a solc crash on the input, a timeout),
  * 503 SERVICE_UNAVAILABLE (queue full, shut down), 500 INTERNAL (solc cannot start).
@@ -119,6 +130,12 @@ function releaseVersion(longVersion: string | undefined): string {
 export class SolidityCompiler {
   private readonly pool: SolcWorkerPool;
   private readonly anonymousPool: SolcWorkerPool;
+  /** Each lane's pool settings, which the other releases' pools of that lane share. */
+  private readonly laneOptions: Record<CompileLane, SolcWorkerPoolOptions>;
+  /** Pools of the other installed releases, by `release:lane`, made on the first compile with them. */
+  private readonly releasePools = new Map<string, SolcWorkerPool>();
+  private readonly releaseIdleMs: number;
+  private closed = false;
   private readonly cache: LRUCache<string, CachedCompile>;
   /** Sources (by shape) that ran out of time or memory, and in which lane. */
   private readonly exhausted: LRUCache<string, { lane: CompileLane; error: CachedCompile }>;
@@ -145,16 +162,17 @@ export class SolidityCompiler {
       maxQueued: opts.maxQueued ?? 50,
       logger: opts.logger,
     };
-    this.pool = new SolcWorkerPool({
-      ...fairness,
-      size: Math.max(1, Math.floor(workers)),
-      timeoutMs: opts.timeoutMs ?? 20_000,
-    });
-    this.anonymousPool = new SolcWorkerPool({
-      ...fairness,
-      size: Math.max(1, Math.floor(opts.anonymousWorkers ?? 2)),
-      timeoutMs: opts.anonymousTimeoutMs ?? 5_000,
-    });
+    this.laneOptions = {
+      developer: { ...fairness, size: Math.max(1, Math.floor(workers)), timeoutMs: opts.timeoutMs ?? 20_000 },
+      anonymous: {
+        ...fairness,
+        size: Math.max(1, Math.floor(opts.anonymousWorkers ?? 2)),
+        timeoutMs: opts.anonymousTimeoutMs ?? 5_000,
+      },
+    };
+    this.pool = new SolcWorkerPool(this.laneOptions.developer);
+    this.anonymousPool = new SolcWorkerPool(this.laneOptions.anonymous);
+    this.releaseIdleMs = opts.releaseIdleMs ?? 120_000;
     this.exhausted = new LRUCache({ max: 1000, ttl: opts.exhaustedMemoryMs ?? 15 * 60_000 });
     this.cache = new LRUCache({ max: Math.max(1, opts.cacheEntries ?? 200) });
     this.maxSourceBytes = opts.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
@@ -163,24 +181,49 @@ export class SolidityCompiler {
     this.sharedSlots = opts.sharedSlots;
   }
 
+  /** Counters of every pool, all releases and both lanes together. */
   get stats(): SolidityCompilerStats {
-    const [a, b] = [this.pool.stats, this.anonymousPool.stats];
-    return {
-      workersStarted: a.workersStarted + b.workersStarted,
-      workersReplaced: a.workersReplaced + b.workersReplaced,
-      compilesDispatched: a.compilesDispatched + b.compilesDispatched,
-      crashes: a.crashes + b.crashes,
-      timeouts: a.timeouts + b.timeouts,
-      preemptions: a.preemptions + b.preemptions,
-      cacheHits: this.cacheHits,
-      storeHits: this.storeHits,
-      exhaustedHits: this.exhaustedHits,
+    const total: SolcWorkerPoolStats = {
+      workersStarted: 0,
+      workersReplaced: 0,
+      compilesDispatched: 0,
+      crashes: 0,
+      timeouts: 0,
+      preemptions: 0,
+      workers: 0,
+      idleStops: 0,
     };
+    for (const pool of [this.pool, this.anonymousPool, ...this.releasePools.values()]) {
+      const s = pool.stats;
+      for (const k of Object.keys(total) as Array<keyof SolcWorkerPoolStats>) total[k] += s[k];
+    }
+    return { ...total, cacheHits: this.cacheHits, storeHits: this.storeHits, exhaustedHits: this.exhaustedHits };
   }
 
-  /** Compiles running and waiting for a worker in `lane` now (tests, metrics). */
+  /**
+   * Counters of the pools of one release (`0.8.24`), both lanes together; null when no compile
+   * has asked for that release yet (its pools do not exist: no thread was ever started for it).
+   */
+  releaseStats(release: string): SolcWorkerPoolStats | null {
+    const pools =
+      release === SOLC_RELEASE
+        ? [this.pool, this.anonymousPool]
+        : COMPILE_LANES.flatMap((lane) => this.releasePools.get(`${release}:${lane}`) ?? []);
+    if (pools.length === 0) return null;
+    const [first, ...rest] = pools.map((p) => p.stats);
+    for (const s of rest) for (const k of Object.keys(first!) as Array<keyof SolcWorkerPoolStats>) first![k] += s[k];
+    return first!;
+  }
+
+  /** Compiles running and waiting for a worker in `lane` now, every release's (tests, metrics). */
   loadOf(lane: CompileLane): { running: number; waiting: number } {
-    return this.poolOf(lane).load;
+    const load = { ...this.poolOf(lane).load };
+    for (const [key, pool] of this.releasePools) {
+      if (!key.endsWith(`:${lane}`)) continue;
+      load.running += pool.load.running;
+      load.waiting += pool.load.waiting;
+    }
+    return load;
   }
 
   /** The compiler settings results carry. */
@@ -273,23 +316,26 @@ export class SolidityCompiler {
 
   /**
    * Runs a caller's own standard-JSON input as it is (verification, docs/api.md "Verification")
-   * in `lane`, with that lane's time and memory bounds, as `client` (one compile of theirs at a
-   * time: 429 RATE_LIMITED otherwise); nothing is cached. Imports the input does not carry are
-   * refused. Resolves with solc's raw output and its long version.
+   * with the installed solc `release` (default: the portal's) in `lane`, with that lane's time and
+   * memory bounds, as `client` (one compile of theirs at a time, whatever the release: 429
+   * RATE_LIMITED otherwise); nothing is cached. Imports the input does not carry are refused.
+   * Resolves with solc's raw output and its long version. A release that is not installed: 400
+   * VALIDATION_FAILED.
    */
   async compileStandardJson(
     standardJson: string,
     lane: CompileLane,
     client?: string,
+    release: string = SOLC_RELEASE,
   ): Promise<{ outcome: PoolOutcome; version: string | undefined }> {
+    const pool = this.poolOf(lane, release);
     // The same one slot per client as compile(), and the pool's per-client turns.
-    const release = this.claimFor(client, lane);
+    const releaseSlot = this.claimFor(client, lane);
     try {
-      const pool = this.poolOf(lane);
       const outcome = await pool.run(standardJson, client);
       return { outcome, version: pool.version };
     } finally {
-      release();
+      releaseSlot();
     }
   }
 
@@ -339,13 +385,29 @@ export class SolidityCompiler {
     );
   }
 
-  private poolOf(lane: CompileLane): SolcWorkerPool {
-    return lane === 'anonymous' ? this.anonymousPool : this.pool;
+  /**
+   * The pool of `lane` for `release`: the portal's release has its two pools from the start (their
+   * workers start on first use); another installed release gets its pool of the lane on its first
+   * compile, with the lane's size, bounds and fairness, its workers stopped when idle.
+   */
+  private poolOf(lane: CompileLane, release: string = SOLC_RELEASE): SolcWorkerPool {
+    if (release === SOLC_RELEASE) return lane === 'anonymous' ? this.anonymousPool : this.pool;
+    const key = `${release}:${lane}`;
+    let pool = this.releasePools.get(key);
+    if (!pool) {
+      if (this.closed) throw new AppError('SERVICE_UNAVAILABLE', 'The compiler is shut down');
+      const solcPackageJson = solcPackageOf(release);
+      if (!solcPackageJson) throw new AppError('VALIDATION_FAILED', `solc ${release.slice(0, 40)} is not installed`);
+      pool = new SolcWorkerPool({ ...this.laneOptions[lane], solcPackageJson, idleMs: this.releaseIdleMs });
+      this.releasePools.set(key, pool);
+    }
+    return pool;
   }
 
   /** Terminates the workers; later compiles fail with 503 SERVICE_UNAVAILABLE. */
   async close(): Promise<void> {
-    await Promise.all([this.pool.close(), this.anonymousPool.close()]);
+    this.closed = true;
+    await Promise.all([this.pool, this.anonymousPool, ...this.releasePools.values()].map((p) => p.close()));
   }
 
   /**

@@ -42,6 +42,13 @@ export interface SolcWorkerPoolOptions {
    * (default 10 min): its compiles wait behind any other client's and are stopped first.
    */
   strikeMs?: number;
+  /** package.json of the solc release the workers load (default: the `solc` package). */
+  solcPackageJson?: string;
+  /**
+   * Every worker is stopped once the pool has had nothing to do for this long (it starts again on
+   * the next compile); undefined: workers stay. For releases compiled with now and then.
+   */
+  idleMs?: number;
   logger?: Logger;
 }
 
@@ -54,6 +61,10 @@ export interface SolcWorkerPoolStats {
   timeouts: number;
   /** Compiles stopped so that another client's could run. */
   preemptions: number;
+  /** Worker threads alive now (starting, idle or busy). */
+  workers: number;
+  /** Times every worker was stopped because the pool stayed idle (`idleMs`). */
+  idleStops: number;
 }
 
 /** Bound of solc's wasm memory per worker: growth past it fails the compile as a crash (SECURITY.md). */
@@ -112,13 +123,15 @@ export class SolcWorkerPool {
   /** Clients whose last compile timed out, crashed or was stopped: served after the others for a while. */
   private readonly struck: LRUCache<string, true>;
   private preemptTimer?: NodeJS.Timeout;
-  private readonly counters: SolcWorkerPoolStats = {
+  private idleTimer?: NodeJS.Timeout;
+  private readonly counters: Omit<SolcWorkerPoolStats, 'workers'> = {
     workersStarted: 0,
     workersReplaced: 0,
     compilesDispatched: 0,
     crashes: 0,
     timeouts: 0,
     preemptions: 0,
+    idleStops: 0,
   };
 
   constructor(private readonly opts: SolcWorkerPoolOptions) {
@@ -136,7 +149,7 @@ export class SolcWorkerPool {
   }
 
   get stats(): SolcWorkerPoolStats {
-    return { ...this.counters };
+    return { ...this.counters, workers: this.slots.size };
   }
 
   /** solc's long version (e.g. `0.8.20+commit.a1b79de6.Emscripten.clang`) once a worker has started. */
@@ -179,6 +192,7 @@ export class SolcWorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.preemptTimer);
+    clearTimeout(this.idleTimer);
     const shutDown = new AppError('SERVICE_UNAVAILABLE', 'The compiler is shutting down');
     for (const job of this.queue.splice(0)) job.fail(shutDown);
     const terminations: Array<Promise<number>> = [];
@@ -207,6 +221,32 @@ export class SolcWorkerPool {
       if (spare) void this.discard(spare);
     }
     this.reviewPreemption();
+    this.reviewIdle();
+  }
+
+  /**
+   * With `idleMs`: once every worker is idle and nothing waits, a timer stops them all after
+   * `idleMs` (a soljson holds 100-300 MB); any work before then cancels it.
+   */
+  private reviewIdle(): void {
+    const idleMs = this.opts.idleMs;
+    if (idleMs === undefined) return;
+    const quiet = () =>
+      !this.closed && this.queue.length === 0 && [...this.slots].every((slot) => slot.state === 'idle');
+    if (this.slots.size === 0 || !quiet()) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+      return;
+    }
+    if (this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.slots.size === 0 || !quiet()) return;
+      this.counters.idleStops += 1;
+      this.opts.logger?.info({ workers: this.slots.size, idleMs }, 'solc workers stopped after staying idle');
+      for (const slot of [...this.slots]) void this.discard(slot);
+    }, idleMs);
+    this.idleTimer.unref();
   }
 
   private busy(): number {
@@ -299,7 +339,7 @@ export class SolcWorkerPool {
   /** Starts a worker; undefined when even creating the thread failed. */
   private spawn(): PoolSlot | undefined {
     const data: SolcWorkerData = {
-      solcPackageJson: require.resolve('solc/package.json'),
+      solcPackageJson: this.opts.solcPackageJson ?? require.resolve('solc/package.json'),
       maxHeapBytes: this.opts.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES,
     };
     let worker: Worker;
