@@ -1,6 +1,14 @@
 import { validateOrReject, type ValidatorOptions } from 'class-validator';
-import type { GraphQLSchema } from 'graphql';
-import { ArgumentValidationError, buildSchema, type ContainerType, type PubSub, type ResolverData } from 'type-graphql';
+import { GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfigMap } from 'graphql';
+import {
+  ArgumentValidationError,
+  buildSchema,
+  getMetadataStorage,
+  type ClassType,
+  type ContainerType,
+  type PubSub,
+  type ResolverData,
+} from 'type-graphql';
 import { refuseControlCharacters } from '../kernel/text-input';
 import { RESOLVERS } from '../resolvers';
 
@@ -38,18 +46,54 @@ async function validateArgument(value: unknown, _type: unknown, data: ResolverDa
 }
 
 /**
+ * The schema with its root fields in the resolvers' order (MODULES order), each resolver's fields
+ * in the order its class declares them. type-graphql orders them by when each resolver class was
+ * defined, which is wherever the program happened to import it first. The other types follow the
+ * roots, as type-graphql orders them (what no root reaches comes last).
+ */
+function inResolverOrder(schema: GraphQLSchema, resolvers: readonly ClassType[]): GraphQLSchema {
+  const storage = getMetadataStorage();
+  const reorder = (
+    type: GraphQLObjectType | null | undefined,
+    handlers: ReadonlyArray<{ target: unknown; schemaName: string }>,
+  ): GraphQLObjectType | undefined => {
+    if (!type) return undefined;
+    const position = (h: { target: unknown }) => resolvers.indexOf(h.target as ClassType);
+    const ordered = handlers.filter((h) => position(h) >= 0).sort((a, b) => position(a) - position(b));
+    const config = type.toConfig();
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const { schemaName } of ordered) fields[schemaName] = config.fields[schemaName]!;
+    return new GraphQLObjectType({ ...config, fields });
+  };
+  const config = schema.toConfig();
+  const roots = new GraphQLSchema({
+    ...config,
+    query: reorder(config.query, storage.queries),
+    mutation: reorder(config.mutation, storage.mutations),
+    subscription: reorder(config.subscription, storage.subscriptions),
+    types: [],
+  });
+  const reached = roots.toConfig();
+  const unreached = config.types.filter((t) => !roots.getType(t.name));
+  return new GraphQLSchema({ ...reached, types: [...reached.types, ...unreached] });
+}
+
+/**
  * The one GraphQL schema: served at /graphql (HTTP and WebSocket) and, through SOFA, as REST.
  * `container` hands type-graphql the app's resolver (and middleware) instances, built with their
  * services by the composition root; `pubSub` feeds the subscriptions (src/schema/pubsub.ts).
  */
-export function buildAppSchema(deps: { container: ContainerType; pubSub: PubSub }): Promise<GraphQLSchema> {
-  return buildSchema({
-    resolvers: RESOLVERS,
+export async function buildAppSchema(deps: { container: ContainerType; pubSub: PubSub }): Promise<GraphQLSchema> {
+  const [first, ...rest] = RESOLVERS;
+  if (!first) throw new Error('No resolvers');
+  const schema = await buildSchema({
+    resolvers: [first, ...rest],
     container: deps.container,
     pubSub: deps.pubSub,
     // Inputs are checked with their class-validator rules before a resolver runs.
     validateFn: validateArgument,
   });
+  return inResolverOrder(schema, RESOLVERS);
 }
 
 /** The same schema, to be printed or documented but never executed (OpenAPI, the pipeline benchmark). */

@@ -28,7 +28,7 @@ export interface RestAreas {
   direct: DirectEndpoint[];
 }
 
-/** REST (src/rest): each area's routes of src/rest/routes.ts, served from the GraphQL schema. */
+/** REST (src/rest): each area's routes (the domains' `<domain>.routes.ts`), served from the GraphQL schema. */
 export function restAreas(opts: RestOptions): RestAreas {
   const routers: RestAreas['routers'] = [];
   const direct: DirectEndpoint[] = [];
@@ -50,7 +50,7 @@ export function restAreas(opts: RestOptions): RestAreas {
 }
 
 /**
- * Step: the gateway's hot routes (`direct: true` in src/rest/routes.ts) answered here, before
+ * Step: the gateway's hot routes (`direct: true` in gateway.routes.ts) answered here, before
  * express. Only an exact path with a plain body matches; anything else goes on to express, where
  * the same operation is mounted. Same operation, limits, errors and logs as through express; it
  * saves express's per-request setup, router and body parser (BENCHMARKS.md, "Gateway").

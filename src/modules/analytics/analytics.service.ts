@@ -4,6 +4,7 @@ import type { Session } from '../../auth/session';
 import type { Analytics, ApiKeyUsage, ContractUsage, DailyUsage, MethodUsage, UsageStats } from './analytics.types';
 import { BUCKET_COUNT, quantile } from './latency-histogram';
 import type { UsageKind, UsageRecorder } from './usage-recorder';
+import { contractNames, keyNames } from './usage-names.query';
 
 /** docs/api.md, "Conventions": analytics window 1 to 90 days, default 14. */
 export const DEFAULT_DAYS = 14;
@@ -107,16 +108,8 @@ export class AnalyticsService {
     const byKeyTally = tallyBy(rows, (r) => r.api_key_id);
     const byMethodTally = tallyBy(rows, (r) => (r.contract_id && r.method ? `${r.contract_id}|${r.method}` : null));
     const [contracts, keys] = await Promise.all([
-      byContractTally.size === 0
-        ? []
-        : (this.ds.query('SELECT id, name FROM contracts WHERE id = ANY($1::uuid[])', [
-            [...byContractTally.keys()],
-          ]) as Promise<Array<{ id: string; name: string }>>),
-      byKeyTally.size === 0
-        ? []
-        : (this.ds.query('SELECT id, name, prefix FROM api_keys WHERE id = ANY($1::uuid[])', [
-            [...byKeyTally.keys()],
-          ]) as Promise<Array<{ id: string; name: string | null; prefix: string }>>),
+      contractNames(this.ds, [...byContractTally.keys()]),
+      keyNames(this.ds, [...byKeyTally.keys()]),
     ]);
     const contractName = new Map(contracts.map((c) => [c.id, c.name]));
     const keyInfo = new Map(keys.map((k) => [k.id, k]));

@@ -28,7 +28,7 @@ export class GatewayResolver {
   /**
    * queryContract as a query (docs/api.md, "GraphQL specifics"): the same call, checks and analytics
    * (kind query), so that GraphQL clients can send reads over GET and cache them. GraphQL only: it
-   * has no REST route of its own (src/rest/routes.ts), REST's read is the query route.
+   * has no REST route of its own (gateway.routes.ts), REST's read is the query route.
    */
   @Query(() => GatewayQueryResult, {
     description:

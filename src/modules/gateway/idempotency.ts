@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { isAccepted, successStatus } from '../../kernel/success-status';
 import { AppError } from '../../errors/app-error';
 import type { GatewayInvokeResult } from './gateway.types';
+import { forgetUnsentKey } from './unsent-key.query';
 
 /** Keys are remembered 24 hours per developer (docs/api.md, "Gateway"). */
 const RETENTION = '24 hours';
@@ -122,12 +123,7 @@ export class IdempotencyStore {
       return result;
     } catch (e) {
       // Nothing sent (or the node refused it): forget the key so that the request can be retried.
-      await this.ds.query(
-        `DELETE FROM idempotency_keys k WHERE developer_id = $1 AND key = $2
-           AND (state = 'in_progress'
-                OR EXISTS (SELECT 1 FROM chain_transactions t WHERE t.tx_hash = k.tx_hash AND t.status = 'dropped'))`,
-        [developerId, key],
-      );
+      await forgetUnsentKey(this.ds, developerId, key);
       throw e;
     }
   }

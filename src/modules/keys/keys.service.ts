@@ -24,6 +24,7 @@ import { CAP_PATTERN } from './keys.types';
 import { REVOCATION_CHANNEL, type RevocationChannel } from './revocation-channel';
 import type { Session } from '../../auth/session';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
+import { ownedContractCount, spentTodayByKey } from './key-spend.query';
 
 /** `svc_` + 43 base64url characters (32 random bytes), docs/api.md, "API keys". */
 export const API_KEY_PATTERN = /^svc_[A-Za-z0-9_-]{43}$/;
@@ -303,20 +304,7 @@ export class ApiKeyService {
    */
   private async spentToday(keyIds: string[]): Promise<Map<string, string>> {
     if (keyIds.length === 0) return new Map();
-    const rows = (await this.ds.query(
-      `SELECT api_key_id, sum(spent)::text AS spent FROM (
-         SELECT api_key_id, value_wei + coalesce(gas_used * effective_gas_price_wei, 0) AS spent
-           FROM chain_transactions
-          WHERE api_key_id = ANY($1::uuid[]) AND status <> 'dropped'
-            AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
-         UNION ALL
-         SELECT api_key_id, value_wei FROM api_key_door_sends
-          WHERE api_key_id = ANY($1::uuid[])
-            AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s
-        GROUP BY api_key_id`,
-      [keyIds],
-    )) as Array<{ api_key_id: string; spent: string }>;
-    return new Map(rows.map((r) => [r.api_key_id, r.spent]));
+    return spentTodayByKey(this.ds, keyIds);
   }
 
   /**
@@ -332,11 +320,8 @@ export class ApiKeyService {
     const invalid = (field: string, message: string) => new AppError('VALIDATION_FAILED', message, { field });
     if (p.contractIds) {
       const ids = [...new Set(p.contractIds)];
-      const [{ owned }] = (await this.ds.query(
-        'SELECT count(*)::int AS owned FROM contracts WHERE id = ANY($1::uuid[]) AND owner_id = $2',
-        [ids, developerId],
-      )) as [{ owned: number }];
-      if (owned !== ids.length) throw new AppError('NOT_FOUND', 'No such contract');
+      if ((await ownedContractCount(this.ds, ids, developerId)) !== ids.length)
+        throw new AppError('NOT_FOUND', 'No such contract');
       p = { ...p, contractIds: ids };
     }
     for (const origin of p.allowedOrigins ?? []) {

@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../errors/app-error';
 import type { Session } from '../../auth/session';
-import type { DeveloperEntity } from '../accounts';
 import { ProjectEntity } from './project.entity';
 import type { CreateProjectInput, Project } from './projects.types';
 
@@ -36,8 +35,8 @@ export class ProjectService {
     return rows.map(toProject);
   }
 
-  /** A project of the caller, or 404 (someone else's project is not revealed). */
-  async requireOwned(owner: DeveloperEntity, projectId: string): Promise<Project> {
+  /** A project of the caller (only its id is read), or 404 (someone else's project is not revealed). */
+  async requireOwned(owner: { id: string }, projectId: string): Promise<Project> {
     const row = await this.ds
       .getRepository(ProjectEntity)
       .createQueryBuilder('p')

@@ -1,4 +1,10 @@
 /** What the transactions module offers the other modules (the only file they may import from it). */
+import { domainManifest } from '../../kernel/domain-manifest';
+import { TransactionRecordEntity } from './transaction-record.entity';
+import { TransactionsResolver } from './transactions.resolver';
+import { TRANSACTIONS_ROUTES } from './transactions.routes';
+import type { TransactionService } from './transactions.service';
+
 export {
   TransactionRecords,
   NO_SINK,
@@ -11,3 +17,11 @@ export {
 } from './transaction-records';
 export { TransactionRecordEntity } from './transaction-record.entity';
 export { TransactionService, type PendingCanceller } from './transactions.service';
+
+/** The transactions domain: the records of every transaction the portal sends. */
+export const TRANSACTIONS_MODULE = domainManifest<{ transactions: TransactionService }>({
+  name: 'transactions',
+  entities: [TransactionRecordEntity],
+  resolvers: [{ type: TransactionsResolver, build: (s) => new TransactionsResolver(s.transactions) }],
+  routes: TRANSACTIONS_ROUTES,
+});

@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Network } from '../../config';
 import type { Logger } from '../../logger';
 import type { TransactionRecordKind, TransactionRecordStatus } from './transaction-record.entity';
+import { recordOfTransaction } from './record-of-transaction.query';
 
 /** A transaction record as the API shows it, plus its developer (for routing notifications only). */
 export interface TransactionRecordView {
@@ -189,11 +190,7 @@ export class TransactionRecords {
 
   /** The record a signed transaction was sent for. */
   async idOfTransaction(network: Network, txHash: string): Promise<string | undefined> {
-    const [row] = (await this.ds.query(`SELECT record_id FROM chain_transactions WHERE network = $1 AND tx_hash = $2`, [
-      network,
-      txHash,
-    ])) as Array<{ record_id: string | null }>;
-    return row?.record_id ?? undefined;
+    return recordOfTransaction(this.ds, network, txHash);
   }
 
   /**

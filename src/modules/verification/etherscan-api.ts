@@ -9,6 +9,7 @@ import type { ChainReader } from '../explorer';
 import type { NetworkName } from '../../kernel/network-name';
 import type { TokenType, TokensService } from '../tokens';
 import { SubmissionRefused, type VerificationService, type VerifiedContract } from './verification.service';
+import { accountTransactions, blockTimestamps, closestBlock, transactionsByHash } from './etherscan-index.query';
 
 /** An answer of the Etherscan-compatible API: always HTTP 200 (docs/api.md, "Etherscan-compatible API"). */
 export interface EtherscanAnswer {
@@ -286,19 +287,14 @@ export class EtherscanApi {
     }
     const sort = p.sort === 'desc' ? 'DESC' : 'ASC';
     const self = address.toLowerCase();
-    const rows: Row[] = await this.ds.query(
-      `SELECT t.*, b.hash AS block_hash,
-         (SELECT sum(c.gas_used) FROM explorer_transactions c WHERE c.network = t.network
-            AND c.block_number = t.block_number AND c.transaction_index <= t.transaction_index) AS cumulative_gas_used,
-         (SELECT max(number) FROM explorer_blocks WHERE network = t.network) AS head
-       FROM explorer_transactions t
-       LEFT JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
-       WHERE t.network = $1 AND (t.from_address = $2 OR t.to_address = $2 OR t.contract_address = $2)
-         AND t.block_number BETWEEN $3 AND $4
-       ORDER BY t.block_number ${sort}, t.transaction_index ${sort}
-       LIMIT $5 OFFSET $6`,
-      [network, self, start, end, offset, (page! - 1) * offset!],
-    );
+    const rows = await accountTransactions(this.ds, network, {
+      address: self,
+      start: start!,
+      end: end!,
+      sort,
+      limit: offset!,
+      skip: (page! - 1) * offset!,
+    });
     if (rows.length === 0) return notOk([], ETHERSCAN_WORDS.noTransactions);
     const targets = [...new Set(rows.map((r) => r.to_address as string | null).filter((t): t is string => t !== null))];
     const abis = await this.verifiedAbis(network, targets);
@@ -369,16 +365,7 @@ export class EtherscanApi {
     });
     if (found.length === 0) return notOk([], ETHERSCAN_WORDS.noTransactions);
     const hashes = [...new Set(found.map((f) => f.item.transactionHash.toLowerCase()))];
-    const txs: Row[] = await this.ds.query(
-      `SELECT t.hash, t.nonce, t.transaction_index, t.gas_limit, t.gas_price, t.gas_used, b.hash AS block_hash,
-         (SELECT sum(c.gas_used) FROM explorer_transactions c WHERE c.network = t.network
-            AND c.block_number = t.block_number AND c.transaction_index <= t.transaction_index) AS cumulative_gas_used,
-         (SELECT max(number) FROM explorer_blocks WHERE network = t.network) AS head
-       FROM explorer_transactions t
-       LEFT JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
-       WHERE t.network = $1 AND t.hash = ANY($2::text[])`,
-      [network, hashes],
-    );
+    const txs = await transactionsByHash(this.ds, network, hashes);
     const byHash = new Map(txs.map((t) => [String(t.hash).toLowerCase(), t]));
     return ok(
       found.map(({ item }) => {
@@ -499,13 +486,8 @@ export class EtherscanApi {
     const timestamp = wholeNumber(p.timestamp, -1);
     if (timestamp === null || timestamp < 0) return notOk('Invalid timestamp');
     const before = (p.closest ?? 'before') !== 'after';
-    const rows: Row[] = await this.ds.query(
-      before
-        ? `SELECT number FROM explorer_blocks WHERE network = $1 AND timestamp <= $2 ORDER BY number DESC LIMIT 1`
-        : `SELECT number FROM explorer_blocks WHERE network = $1 AND timestamp >= $2 ORDER BY number ASC LIMIT 1`,
-      [network, timestamp],
-    );
-    return rows[0] ? ok(String(rows[0].number)) : notOk('Error! No closest block found');
+    const number = await closestBlock(this.ds, network, timestamp, before);
+    return number !== undefined ? ok(String(number)) : notOk('Error! No closest block found');
   }
 
   private async getLogs(network: Network, p: Params): Promise<EtherscanAnswer> {
@@ -538,10 +520,7 @@ export class EtherscanApi {
     if (logs.length === 0) return notOk([], ETHERSCAN_WORDS.noRecords);
     const limited = logs.slice(0, MAX_LOG_RECORDS);
     const numbers = [...new Set(limited.map((l) => Number(BigInt(l.blockNumber as string))))];
-    const stamps: Row[] = await this.ds.query(
-      `SELECT number, timestamp FROM explorer_blocks WHERE network = $1 AND number = ANY($2::bigint[])`,
-      [network, numbers],
-    );
+    const stamps = await blockTimestamps(this.ds, network, numbers);
     const timeOf = new Map(stamps.map((s) => [Number(s.number), Number(s.timestamp)]));
     return ok(
       limited.map((l) => {

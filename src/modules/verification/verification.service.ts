@@ -8,6 +8,7 @@ import type { PoolOutcome, SolidityCompiler } from '../contracts';
 import type { ChainReader } from '../explorer';
 import { bareHex, compareCreation, compareRuntime, type ImmutableReferences, type MatchKind } from './bytecode-match';
 import { compilerVersions, evmVersions, type InstalledCompiler, installedCompiler } from './compiler-set';
+import { indexedCreationOf, portalRecordAt } from './verification-sources.query';
 
 /** What a verification request states (docs/api.md, "Verification"). */
 export interface VerificationRequest {
@@ -140,14 +141,7 @@ export class VerificationService {
 
   /** Verifies a portal contract from its record (the contracts domain's table), or null when none matches. */
   private async fromPortalRecord(network: Network, address: string): Promise<VerifiedContract | null> {
-    const portal: Row[] = await this.ds.query(
-      `SELECT contract_name, source_file, abi, bytecode, deployed_bytecode, immutable_references, sources,
-              constructor_args, compiler, deploy_tx_hash
-       FROM contracts WHERE network = $1 AND address = ANY($2::text[]) AND status = 'deployed'
-       ORDER BY deployed_at DESC NULLS LAST LIMIT 1`,
-      [network, [address, address.toLowerCase()]],
-    );
-    const record = portal[0];
+    const record = await portalRecordAt(this.ds, network, address);
     if (!record) return null;
     const code = await this.reader.call<string>(network, 'eth_getCode', [address, 'latest']);
     const runtime = compareRuntime(
@@ -248,13 +242,8 @@ export class VerificationService {
     network: Network,
     address: string,
   ): Promise<{ txHash: string; creator: string; input: string | null } | null> {
-    const rows: Row[] = await this.ds.query(
-      `SELECT hash, from_address, to_address, input FROM explorer_transactions
-       WHERE network = $1 AND contract_address = ANY($2::text[]) LIMIT 1`,
-      [network, [address, address.toLowerCase()]],
-    );
-    if (rows[0]) {
-      const r = rows[0];
+    const r = await indexedCreationOf(this.ds, network, address);
+    if (r) {
       return {
         txHash: r.hash as string,
         creator: checksum(r.from_address as string),

@@ -1,0 +1,88 @@
+import type { RestRoute } from '../../kernel/domain-manifest';
+
+/** The contracts module's REST routes (docs/api.md, "Contracts"). */
+export const CONTRACTS_ROUTES: readonly RestRoute[] = [
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/contracts/compile',
+    field: 'Mutation.compileContract',
+    auth: 'public',
+    summary: 'Compile Solidity (solc 0.8.20, EVM paris)',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/contracts/deploy',
+    field: 'Mutation.deployContract',
+    auth: 'dev-jwt',
+    summary: 'Compile and deploy (testnet at once, mainnet after approval)',
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/contracts/{id}',
+    field: 'Query.contract',
+    auth: 'public',
+    summary: 'A contract record',
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/developers/{id}/contracts',
+    field: 'Query.developerContracts',
+    auth: 'dev-jwt',
+    summary: 'The caller’s contracts',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/contracts/{id}/register-middleware',
+    field: 'Mutation.registerContractMiddleware',
+    auth: 'dev-jwt',
+    summary: 'Register a deployed contract in the gateway',
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/contracts/{id}/swagger',
+    field: 'Query.contractSwagger',
+    auth: 'public',
+    summary: 'Swagger 2.0 description of a registered contract',
+    servedDocument: true,
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/contracts/{id}/openapi.json',
+    field: 'Query.contractOpenApi',
+    auth: 'public',
+    summary: 'OpenAPI 3.0.3 description of a contract’s gateway',
+    servedDocument: true,
+  },
+  // Mainnet approval
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/admin/contracts',
+    field: 'Query.adminContracts',
+    auth: 'dev-jwt',
+    summary: 'Contracts awaiting review (administrators)',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/admin/contracts/{id}/approve',
+    field: 'Mutation.approveContract',
+    auth: 'dev-jwt',
+    summary: 'Approve and deploy a mainnet contract (administrators)',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/admin/contracts/{id}/reject',
+    field: 'Mutation.rejectContract',
+    auth: 'dev-jwt',
+    summary: 'Reject a mainnet contract (administrators)',
+  },
+];

@@ -1,0 +1,29 @@
+import type { RestRoute } from '../../kernel/domain-manifest';
+
+/** The transactions module's REST routes (docs/api.md, "Transactions"). */
+export const TRANSACTIONS_ROUTES: readonly RestRoute[] = [
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/transactions/{id}',
+    field: 'Query.gatewayTransaction',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'A transaction record (invoke, deploy, faucet drip): its developer’s token or the API key that sent it',
+  },
+  {
+    area: 'devportal',
+    method: 'GET',
+    path: '/developers/{id}/transactions',
+    field: 'Query.developerTransactions',
+    auth: 'dev-jwt',
+    summary: 'The developer’s transaction records, newest first, by network, status, kind and contract',
+  },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/transactions/{id}/cancel',
+    field: 'Mutation.cancelTransaction',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'Cancel a queued transaction (no nonce used); pending, mined or ended ones are 409',
+  },
+];
