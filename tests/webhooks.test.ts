@@ -169,6 +169,7 @@ function record(owner: LoggedIn, overrides: Partial<TransactionRecordView> = {})
     error: null,
     createdAt: at,
     updatedAt: at,
+    history: [{ status: 'queued', at }],
     developerId: owner.developerId,
     ...overrides,
   };

@@ -370,6 +370,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.gatewayTransaction',
     auth: 'dev-jwt-or-api-key',
     summary: 'A transaction record (invoke, deploy, faucet drip): its developer’s token or the API key that sent it',
+    // docs/api.md, "Transactions": a history entry's txHash and reason only when it has them.
+    omitWhenNull: ['history[].txHash', 'history[].reason'],
   },
   {
     area: 'devportal',
@@ -378,6 +380,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Query.developerTransactions',
     auth: 'dev-jwt',
     summary: 'The developer’s transaction records, newest first, by network, status, kind and contract',
+    // docs/api.md, "Transactions": a history entry's txHash and reason only when it has them.
+    omitWhenNull: ['items[].history[].txHash', 'items[].history[].reason'],
   },
   {
     area: 'devportal',
@@ -386,6 +390,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     field: 'Mutation.cancelTransaction',
     auth: 'dev-jwt-or-api-key',
     summary: 'Cancel a queued transaction (no nonce used); pending, mined or ended ones are 409',
+    // docs/api.md, "Transactions": a history entry's txHash and reason only when it has them.
+    omitWhenNull: ['history[].txHash', 'history[].reason'],
   },
   // Analytics
   {

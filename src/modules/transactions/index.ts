@@ -8,6 +8,11 @@ export {
   type NewRecord,
   type MinedOutcome,
   type StoredRecord,
+  type HistoryNote,
 } from './transaction-records';
-export { TransactionRecordEntity } from './transaction-record.entity';
+export {
+  TransactionRecordEntity,
+  type TransactionHistoryEntry,
+  type TransactionRecordStatus,
+} from './transaction-record.entity';
 export { TransactionService } from './transactions.service';

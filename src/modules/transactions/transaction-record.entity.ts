@@ -4,6 +4,15 @@ import type { Network } from '../../config';
 export type TransactionRecordKind = 'invoke' | 'deploy' | 'faucet';
 export type TransactionRecordStatus = 'queued' | 'pending' | 'success' | 'reverted' | 'failed' | 'cancelled';
 
+/** One change of a record's status: when, the signed transaction it concerns, and why. */
+export interface TransactionHistoryEntry {
+  status: TransactionRecordStatus;
+  /** ISO-8601 UTC, milliseconds. */
+  at: string;
+  txHash?: string;
+  reason?: string;
+}
+
 /**
  * One invoke, deploy or faucet drip, followed from acceptance to its end. The signed transactions
  * sent for it are rows of chain_transactions naming it (`record_id`); every change of its status is
@@ -53,6 +62,10 @@ export class TransactionRecordEntity {
 
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** Every change of its status, oldest first (docs/api.md, "Transactions": history). */
+  @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
+  history!: TransactionHistoryEntry[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -29,7 +29,7 @@ export class TransactionsResolver {
     network: NetworkName | null,
     @Arg('status', () => String, {
       nullable: true,
-      description: 'Only this status: queued, pending, success, reverted or failed.',
+      description: 'Only this status: queued, pending, success, reverted, failed or cancelled.',
     })
     status: string | null,
     @Arg('kind', () => String, { nullable: true, description: 'Only this kind: invoke, deploy or faucet.' })

@@ -106,5 +106,11 @@ function toTransaction(record: StoredRecord): GatewayTransaction {
     error: record.error,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    history: record.history.map((h) => ({
+      status: h.status,
+      at: h.at,
+      txHash: h.txHash ?? null,
+      reason: h.reason ?? null,
+    })),
   };
 }
