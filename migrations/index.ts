@@ -17,6 +17,7 @@ import { KeyPolicies1764900000000 } from './1764900000000-KeyPolicies';
 import { Tokens1765000000000 } from './1765000000000-Tokens';
 import { KeySpend1765100000000 } from './1765100000000-KeySpend';
 import { TransactionHistory1765237410000 } from './1765237410000-TransactionHistory';
+import { TransactionRetry1765237420000 } from './1765237420000-TransactionRetry';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   Tokens1765000000000,
   KeySpend1765100000000,
   TransactionHistory1765237410000,
+  TransactionRetry1765237420000,
 ];

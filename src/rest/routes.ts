@@ -393,6 +393,16 @@ export const REST_ROUTES: readonly RestRoute[] = [
     // docs/api.md, "Transactions": a history entry's txHash and reason only when it has them.
     omitWhenNull: ['history[].txHash', 'history[].reason'],
   },
+  {
+    area: 'devportal',
+    method: 'POST',
+    path: '/transactions/{id}/retry',
+    field: 'Mutation.retryTransaction',
+    auth: 'dev-jwt-or-api-key',
+    summary: 'Send a failed invoke (never mined) again under the same record; other statuses are 409',
+    // docs/api.md, "Transactions": a history entry's txHash and reason only when it has them.
+    omitWhenNull: ['history[].txHash', 'history[].reason'],
+  },
   // Analytics
   {
     area: 'devportal',

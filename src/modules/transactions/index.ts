@@ -14,5 +14,6 @@ export {
   TransactionRecordEntity,
   type TransactionHistoryEntry,
   type TransactionRecordStatus,
+  type RecordedCall,
 } from './transaction-record.entity';
-export { TransactionService } from './transactions.service';
+export { TransactionService, type TransactionRetrier } from './transactions.service';

@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Network } from '../../config';
 import type { Logger } from '../../logger';
 import type {
+  RecordedCall,
   TransactionHistoryEntry,
   TransactionRecordKind,
   TransactionRecordStatus,
@@ -46,6 +47,8 @@ export interface NewRecord {
   apiKeyId?: string | null;
   contractId?: string | null;
   method?: string | null;
+  /** What it asks to send, kept so that it can be retried (invokes). */
+  call?: RecordedCall | null;
 }
 
 /** What a mined receipt says. */
@@ -74,15 +77,17 @@ interface Row {
   created_at: Date;
   updated_at: Date;
   history: TransactionHistoryEntry[];
+  call: RecordedCall | null;
 }
 
-/** A stored record with who may read it. */
+/** A stored record with who may read it, and what it asked to send. */
 export interface StoredRecord extends TransactionRecordView {
   apiKeyId: string | null;
+  call: RecordedCall | null;
 }
 
 const COLUMNS = `id, kind, network, developer_id, api_key_id, contract_id, method, status, tx_hash, nonce::text AS nonce,
-  block_number::text AS block_number, gas_used::text AS gas_used, revert_reason, error, created_at, updated_at, history`;
+  block_number::text AS block_number, gas_used::text AS gas_used, revert_reason, error, created_at, updated_at, history, call`;
 
 /** What a history entry may say beside its status (absent parts are left out of it). */
 export interface HistoryNote {
@@ -127,6 +132,7 @@ function view(row: Row): StoredRecord {
     history: row.history,
     developerId: row.developer_id,
     apiKeyId: row.api_key_id,
+    call: row.call,
   };
 }
 
@@ -135,9 +141,9 @@ function updated(result: unknown): Row[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Row[];
 }
 
-/** The notification payload: the record without who may read it. */
+/** The notification payload: the record without who may read it and what it sends. */
 function notified(record: StoredRecord): TransactionRecordView {
-  const { apiKeyId: _apiKeyId, ...rest } = record;
+  const { apiKeyId: _apiKeyId, call: _call, ...rest } = record;
   return rest;
 }
 
@@ -167,9 +173,17 @@ export class TransactionRecords {
   async create(manager: EntityManager | undefined, rec: NewRecord): Promise<StoredRecord> {
     return this.inTransaction(manager, async (m) => {
       const [row] = (await m.query(
-        `INSERT INTO transaction_records (kind, network, developer_id, api_key_id, contract_id, method, status, history)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', ${entry(`'queued'`)}) RETURNING ${COLUMNS}`,
-        [rec.kind, rec.network, rec.developerId, rec.apiKeyId ?? null, rec.contractId ?? null, rec.method ?? null],
+        `INSERT INTO transaction_records (kind, network, developer_id, api_key_id, contract_id, method, call, status, history)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', ${entry(`'queued'`)}) RETURNING ${COLUMNS}`,
+        [
+          rec.kind,
+          rec.network,
+          rec.developerId,
+          rec.apiKeyId ?? null,
+          rec.contractId ?? null,
+          rec.method ?? null,
+          rec.call ? JSON.stringify(rec.call) : null,
+        ],
       )) as Row[];
       return this.changed(m, row!);
     });
@@ -291,6 +305,39 @@ export class TransactionRecords {
       if (row) await this.changed(tm, row);
       return row !== undefined;
     });
+  }
+
+  /**
+   * Puts a failed record back in the queue to be sent again (docs/api.md, "Transactions": retry):
+   * queued, its error, hash, nonce and receipt cleared, `retried` in its history. Undefined when it
+   * is not failed, or when a transaction signed for it may still be mined or was (a row of
+   * chain_transactions not dropped): only what never mined is sent again.
+   */
+  async requeue(id: string): Promise<StoredRecord | undefined> {
+    return this.ds.transaction(async (m) => {
+      const [row] = updated(
+        await m.query(
+          `UPDATE transaction_records
+              SET status = 'queued', error = NULL, tx_hash = NULL, nonce = NULL, block_number = NULL, gas_used = NULL,
+                  revert_reason = NULL, updated_at = now(),
+                  history = history || ${entry(`'queued'`, 'NULL::text', `'retried'`)}
+            WHERE id = $1 AND status = 'failed'
+              AND NOT EXISTS (SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped')
+            RETURNING ${COLUMNS}`,
+          [id],
+        ),
+      );
+      return row ? this.changed(m, row) : undefined;
+    });
+  }
+
+  /** Whether a transaction signed for the record is pending or mined (it cannot be sent again). */
+  async hasLiveTransaction(id: string): Promise<boolean> {
+    const rows = (await this.ds.query(
+      `SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped' LIMIT 1`,
+      [id],
+    )) as unknown[];
+    return rows.length > 0;
   }
 
   /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */

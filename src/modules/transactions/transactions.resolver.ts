@@ -55,4 +55,16 @@ export class TransactionsResolver {
   ): Promise<GatewayTransaction> {
     return this.transactions.cancel(ctx.session, id);
   }
+
+  @Mutation(() => GatewayTransaction, {
+    description:
+      'Sends a failed invoke (never mined) again under the same record, with the key that sent it and its ' +
+      'policies and spend caps as they are now; answered once sent (pending). Other statuses are INVALID_STATE.',
+  })
+  retryTransaction(
+    @Arg('id', () => ID, { description: 'Transaction record id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayTransaction> {
+    return this.transactions.retry(ctx.session, id);
+  }
 }
