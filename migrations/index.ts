@@ -18,6 +18,7 @@ import { Tokens1765000000000 } from './1765000000000-Tokens';
 import { KeySpend1765100000000 } from './1765100000000-KeySpend';
 import { TransactionHistory1765237410000 } from './1765237410000-TransactionHistory';
 import { TransactionRetry1765237420000 } from './1765237420000-TransactionRetry';
+import { DoorSendReceipts1765237430000 } from './1765237430000-DoorSendReceipts';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   KeySpend1765100000000,
   TransactionHistory1765237410000,
   TransactionRetry1765237420000,
+  DoorSendReceipts1765237430000,
 ];

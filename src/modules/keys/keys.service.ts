@@ -286,7 +286,8 @@ export class ApiKeyService {
 
   /**
    * Wei spent today (UTC) by each key: value plus gas used × effective gas price of every
-   * transaction sent with it and not dropped (a pending one counts its value until it is mined).
+   * transaction sent with it and not dropped, the door's raw ones included once their receipt has
+   * settled them (a pending one counts its value until it is mined).
    */
   private async spentToday(keyIds: string[]): Promise<Map<string, string>> {
     if (keyIds.length === 0) return new Map();
@@ -297,7 +298,7 @@ export class ApiKeyService {
           WHERE api_key_id = ANY($1::uuid[]) AND status <> 'dropped'
             AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
          UNION ALL
-         SELECT api_key_id, value_wei FROM api_key_door_sends
+         SELECT api_key_id, value_wei + coalesce(gas_used * effective_gas_price_wei, 0) FROM api_key_door_sends
           WHERE api_key_id = ANY($1::uuid[])
             AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s
         GROUP BY api_key_id`,

@@ -7,6 +7,7 @@ import type { Logger } from '../../logger';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 import { bumped, type MinedTransaction, type TransactionSender, type TransactionSigner } from './transaction-sender';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
+import { settleDoorSends } from './door-sends';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
 const CHECK_AFTER = '3 seconds';
@@ -95,6 +96,10 @@ export class TransactionTracker {
       try {
         // Records whose sender stopped before signing them (a crash): ended, never left queued.
         await this.sender.records.expireQueued();
+        // Raw transactions of the JSON-RPC door: charged their fees once their receipt is known.
+        await settleDoorSends(this.ds, this.chains, this.logger).catch((err: unknown) =>
+          this.logger.warn({ err }, 'door sends were not settled'),
+        );
         const rows = (await runner.query(
           `SELECT network, tx_hash, raw_tx, from_address, nonce, kind, contract_id,
                   extract(epoch FROM now() - created_at)::float AS age_s,
