@@ -16,6 +16,9 @@ import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContract
 import { KeyPolicies1764900000000 } from './1764900000000-KeyPolicies';
 import { Tokens1765000000000 } from './1765000000000-Tokens';
 import { KeySpend1765100000000 } from './1765100000000-KeySpend';
+import { TransactionHistory1765237410000 } from './1765237410000-TransactionHistory';
+import { TransactionRetry1765237420000 } from './1765237420000-TransactionRetry';
+import { DoorSendReceipts1765237430000 } from './1765237430000-DoorSendReceipts';
 import { CancelReplacement1765238170000 } from './1765238170000-CancelReplacement';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
@@ -38,5 +41,8 @@ export const MIGRATIONS = [
   KeyPolicies1764900000000,
   Tokens1765000000000,
   KeySpend1765100000000,
+  TransactionHistory1765237410000,
+  TransactionRetry1765237420000,
+  DoorSendReceipts1765237430000,
   CancelReplacement1765238170000,
 ];

@@ -36,6 +36,7 @@ const OTHER: Record<string, { status: number; code: string }> = {
   // Transaction records are not revealed to those who may not read them.
   'Query.gatewayTransaction': { status: 404, code: 'NOT_FOUND' },
   'Mutation.cancelTransaction': { status: 404, code: 'NOT_FOUND' },
+  'Mutation.retryTransaction': { status: 404, code: 'NOT_FOUND' },
   'Query.developerTransactions': { status: 403, code: 'FORBIDDEN' },
   'Mutation.createWebhook': { status: 403, code: 'FORBIDDEN' },
   'Query.webhooks': { status: 403, code: 'FORBIDDEN' },
@@ -159,8 +160,8 @@ describe('authorization matrix', () => {
   const publicRoutes = REST_ROUTES.filter((r) => r.auth === 'public');
   const eitherRoutes = REST_ROUTES.filter((r) => r.auth === 'dev-jwt-or-api-key');
   /** Routes of a transaction record: only its developer's token or the key that sent it. */
-  const recordRoutes = eitherRoutes.filter(
-    (r) => r.field === 'Query.gatewayTransaction' || r.field === 'Mutation.cancelTransaction',
+  const recordRoutes = eitherRoutes.filter((r) =>
+    ['Query.gatewayTransaction', 'Mutation.cancelTransaction', 'Mutation.retryTransaction'].includes(r.field),
   );
   /** Routes that read a contract's data: the owner's token or a key allowed on the contract. */
   const contractReadRoutes = eitherRoutes.filter((r) => !recordRoutes.includes(r));
@@ -169,7 +170,11 @@ describe('authorization matrix', () => {
     expect(jwtRoutes.length + keyRoutes.length + publicRoutes.length + eitherRoutes.length).toBe(REST_ROUTES.length);
   });
   it('covers the routes open to a token or a key', () => {
-    expect(recordRoutes.map((r) => r.field).sort()).toEqual(['Mutation.cancelTransaction', 'Query.gatewayTransaction']);
+    expect(recordRoutes.map((r) => r.field).sort()).toEqual([
+      'Mutation.cancelTransaction',
+      'Mutation.retryTransaction',
+      'Query.gatewayTransaction',
+    ]);
     expect(contractReadRoutes.map((r) => r.field)).toEqual(['Query.contractEvents']);
   });
 
@@ -192,8 +197,8 @@ describe('authorization matrix', () => {
         const res = await call(route, headers);
         expect({ label, status: res.status, code: res.body?.error?.code }).toEqual({ label, status, code });
       }
-      // Its developer and the key that sent it may act on it: read it, or find it mined, too late to cancel.
-      const allowed = route.field === 'Mutation.cancelTransaction' ? 409 : 200;
+      // Its developer and the key that sent it may act on it: read it, or find it mined, too late to cancel or retry.
+      const allowed = route.field === 'Query.gatewayTransaction' ? 200 : 409;
       expect((await call(route, { authorization: `Bearer ${owner.token}` })).status).toBe(allowed);
       expect((await call(route, { 'x-api-key': ownerKey.apiKey })).status).toBe(allowed);
     },

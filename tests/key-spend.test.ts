@@ -196,7 +196,76 @@ describe('the JSON-RPC door', () => {
     expect(last.result).toMatch(/^0x[0-9a-f]{64}$/);
     await provider.waitForTransaction(last.result as string);
     expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(start + 2);
-    expect((await listItem(k.id)).spentTodayWei).toBe('150');
+    // Once their receipts are known, the two also count their fees (gas used × effective gas price).
+    await trackerPass(stack);
+    let fees = 0n;
+    for (const hash of [first.result, last.result] as string[]) {
+      const receipt = (await provider.getTransactionReceipt(hash))!;
+      fees += receipt.gasUsed * receipt.gasPrice;
+    }
+    expect((await listItem(k.id)).spentTodayWei).toBe((150n + fees).toString());
+  });
+
+  it('settles a door transaction against its receipt: gas used × effective price, value, counted once', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[2]!);
+    const k = await newKey(api, dev, { spend: { maxGasPerDay: '50000' } });
+    const sign = (nonce: number, gasLimit: bigint) =>
+      wallet.signTransaction({
+        to: wallet.address,
+        value: 5n,
+        nonce,
+        gasLimit,
+        gasPrice: 10_000_000_000n,
+        chainId: 17991n,
+      });
+    const tracker = stack.app.services.tracker;
+    await tracker.stop();
+    try {
+      const start = await provider.getTransactionCount(wallet.address, 'pending');
+      const firstSigned = await sign(start, 30_000n);
+      const first = await sendRaw(k.apiKey, firstSigned);
+      expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
+      await provider.waitForTransaction(first.result as string);
+      // Before its receipt is settled the send counts its gas limit and its value only.
+      expect((await listItem(k.id)).spentTodayWei).toBe('5');
+      const early = await sendRaw(k.apiKey, await sign(start + 1, 29_000n));
+      expect(early.error).toMatchObject({ code: -32003, data: { limit: 'maxGasPerDay', left: '20000' } });
+
+      await tracker.tick();
+      const receipt = (await provider.getTransactionReceipt(first.result as string))!;
+      expect(receipt.gasUsed).toBe(21_000n);
+      const [row] = await stack.app.dataSource.query(
+        `SELECT gas_used::text AS gas, effective_gas_price_wei::text AS price, block_number::int AS block,
+                settled_at IS NOT NULL AS settled
+           FROM api_key_door_sends WHERE tx_hash = $1`,
+        [first.result],
+      );
+      expect(row).toEqual({
+        gas: '21000',
+        price: receipt.gasPrice.toString(),
+        block: receipt.blockNumber,
+        settled: true,
+      });
+      const firstSpend = 5n + receipt.gasUsed * receipt.gasPrice;
+      expect((await listItem(k.id)).spentTodayWei).toBe(firstSpend.toString());
+
+      // Settled: gas used (21,000) instead of the limit, so 29,000 more fit in the day's 50,000.
+      const second = await sendRaw(k.apiKey, await sign(start + 1, 29_000n));
+      expect(second.result).toMatch(/^0x[0-9a-f]{64}$/);
+      await provider.waitForTransaction(second.result as string);
+      // The same bytes again, and further passes: relayed or settled, never counted twice.
+      await sendRaw(k.apiKey, firstSigned);
+      await tracker.tick();
+      await tracker.tick();
+      const secondReceipt = (await provider.getTransactionReceipt(second.result as string))!;
+      expect((await listItem(k.id)).spentTodayWei).toBe(
+        (firstSpend + 5n + secondReceipt.gasUsed * secondReceipt.gasPrice).toString(),
+      );
+      const over = await sendRaw(k.apiKey, await sign(start + 2, 21_000n));
+      expect(over.error).toMatchObject({ code: -32003, data: { limit: 'maxGasPerDay', left: '8000' } });
+    } finally {
+      tracker.start();
+    }
   });
 });
 

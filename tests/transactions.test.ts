@@ -133,6 +133,11 @@ describe('transaction records', () => {
       error: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
+      history: [
+        { status: 'queued', at: expect.stringMatching(/Z$/) },
+        { status: 'pending', at: expect.stringMatching(/Z$/), txHash: res.body.txHash },
+        { status: 'success', at: expect.stringMatching(/Z$/), txHash: res.body.txHash },
+      ],
     });
     const tx = await providerOf(stack, 'testnet').getTransaction(res.body.txHash);
     expect(record.body.nonce).toBe(tx!.nonce);

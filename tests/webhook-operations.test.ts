@@ -85,6 +85,7 @@ async function statusChanged(who: LoggedIn = dev): Promise<void> {
     error: null,
     createdAt: at,
     updatedAt: at,
+    history: [{ status: 'queued', at }],
     developerId: who.developerId,
   };
   await stack.app.dataSource.transaction((m) => stack.app.services.webhooks.transactionStatusChanged(m, record));

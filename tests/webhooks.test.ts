@@ -2,13 +2,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client as PgClient } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { createLogger } from '../src/logger';
 import type { ContractEventItem } from '../src/modules/events';
 import type { TransactionRecordView } from '../src/modules/transactions';
 import { WebhookDeliveryWorker, type ContractEventSource, type DeliveryWorkerOptions } from '../src/modules/webhooks';
 import { client, type Client } from './kit/http';
-import { deployRegistered } from './kit/flows';
+import { deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { startStack, sqlRows, type Stack } from './kit/stack';
@@ -169,6 +170,7 @@ function record(owner: LoggedIn, overrides: Partial<TransactionRecordView> = {})
     error: null,
     createdAt: at,
     updatedAt: at,
+    history: [{ status: 'queued', at }],
     developerId: owner.developerId,
     ...overrides,
   };
@@ -503,6 +505,61 @@ describe('delivery', () => {
     const firstOther = gone.findIndex((r) => r.id !== doomed);
     expect(gone.slice(firstOther).every((r) => r.id !== doomed)).toBe(true);
   });
+
+  it('tells a queued transaction cancelled: transaction.status with the record as GET answers it', async () => {
+    const hook = await create({
+      url: `${receiver.url}/cancelled`,
+      events: ['transaction.status'],
+      contractId: signals.id,
+    });
+    const { apiKey } = await newKey(api, dev);
+    // Hold the wallet's lane (its advisory lock): the accepted invoke stays queued until cancelled.
+    const pg = new PgClient({ connectionString: stack.databaseUrl });
+    await pg.connect();
+    const lane = `nonce:testnet:${dev.walletAddress}`;
+    await pg.query('SELECT pg_advisory_lock(hashtext($1))', [lane]);
+    let transactionId: string;
+    try {
+      const accepted = await api.post(
+        `/api/devportal/contracts/${signals.id}/invoke/fire`,
+        { args: ['7'] },
+        { apiKey, headers: { prefer: 'respond-async' } },
+      );
+      expect(accepted.status).toBe(202);
+      transactionId = accepted.body.transactionId;
+      const cancel = await api.post(`/api/devportal/transactions/${transactionId}/cancel`, {}, { apiKey });
+      expect(cancel.status).toBe(201);
+    } finally {
+      await pg.query('SELECT pg_advisory_unlock(hashtext($1))', [lane]);
+      await pg.end();
+    }
+    worker();
+    const delivered = await waitFor('queued and cancelled delivered', () => {
+      const ok = receiver.on('/cancelled').filter((r) => r.answered === 200);
+      return ok.length >= 2 ? ok : undefined;
+    });
+    const messages = delivered.map((r) => new Webhook(hook.body.secret).verify(r.body, r.headers) as any);
+    expect(messages.map((m) => [m.type, m.data.id, m.data.status])).toEqual([
+      ['transaction.status', transactionId, 'queued'],
+      ['transaction.status', transactionId, 'cancelled'],
+    ]);
+    const record = (await api.get(`/api/devportal/transactions/${transactionId}`, { token: dev.token })).body;
+    expect(record).toMatchObject({ status: 'cancelled', txHash: null, nonce: null });
+    // The message is exactly {id, type, createdAt, data}, `data` the record as GET /transactions/{id} answers it.
+    expect(messages[1]).toEqual({
+      id: delivered[1]!.headers['webhook-id'],
+      type: 'transaction.status',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: record,
+    });
+    expect(messages[1].data.history.map((h: any) => h.status)).toEqual(['queued', 'cancelled']);
+    // The send that comes after the cancel finds it ended: no pending, nothing more to tell.
+    await sleep(1000);
+    const [count] = await rows(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [
+      hook.body.id,
+    ]);
+    expect(count.n).toBe(2);
+  }, 60_000);
 
   it('sends a webhook only its own developer’s, and its contract’s, transactions', async () => {
     const all = await create({ url: `${receiver.url}/all`, events: ['transaction.status'] });

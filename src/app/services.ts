@@ -225,6 +225,8 @@ export function createServices(deps: {
       }),
     },
   );
+  // A failed invoke is sent again by the gateway that sent it (docs/api.md, "Transactions": retry).
+  transactions.useRetrier(gateway);
   const rpc = new RpcDoorService(
     deps.chains,
     contracts,

@@ -192,6 +192,7 @@ const EXTRA_STATUSES: Record<string, number[]> = {
   approveContract: [409, 422, 502],
   rejectContract: [409],
   cancelTransaction: [409],
+  retryTransaction: [409, 422, 502],
   createApiKey: [409],
   revokeApiKey: [409],
   queryContract: [409, 422, 429, 502],

@@ -59,6 +59,7 @@ const PUBLISHED_ORDER: readonly string[] = [
   'Query.gatewayTransaction',
   'Query.developerTransactions',
   'Mutation.cancelTransaction',
+  'Mutation.retryTransaction',
   'Query.analytics',
   'Query.liveBlocks',
   'Query.networkStatus',

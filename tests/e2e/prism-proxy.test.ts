@@ -196,9 +196,12 @@ describe('the first-hour flow through Prism validating proxies', () => {
       while (['queued', 'pending'].includes(record.body.status) && Date.now() < until);
       expect([record.status, record.body.status]).toEqual([200, 'success']);
     }
-    // Transaction control (docs/api.md, "Transactions"): the list, and a mined record cannot be cancelled.
+    // Transaction control (docs/api.md, "Transactions"): the list, and a mined record cannot be cancelled or retried.
     expect((await devportal.get(`${api}/developers/${dev.developerId}/transactions`, auth)).status).toBe(200);
     expect((await devportal.post(`${api}/transactions/${accepted.body.transactionId}/cancel`, {}, auth)).status).toBe(
+      409,
+    );
+    expect((await devportal.post(`${api}/transactions/${accepted.body.transactionId}/retry`, {}, auth)).status).toBe(
       409,
     );
 

@@ -16,12 +16,13 @@ import type { ContractEntity } from '../contracts';
 import type { ContractService } from '../contracts';
 import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { ApiKeyService } from '../keys';
-import type { RecordedQueued, SendRequest, TransactionSender } from '../wallets';
+import type { PreparedTransaction, RecordedQueued, SendRequest, TransactionSender } from '../wallets';
 import type { WalletService } from '../wallets';
 import { checkSpendPerTx, feePerGasOf } from '../wallets';
 import { CallCodec, dataBytes, DecodeBudget, elementsOf, findMethod, tooLarge, type AbiMethod } from '../../chain/abi';
 import type { GatewayInvokeResult, GatewayQueryResult } from './gateway.types';
 import { IdempotencyStore, type FirstAttempt } from './idempotency';
+import type { RecordedCall, StoredRecord, TransactionRetrier } from '../transactions';
 import type { KnownHeads } from './known-heads';
 import type { ReadCache, ReadCacheStats } from './read-cache';
 
@@ -60,6 +61,24 @@ export interface InvokeOptions {
 /** Longest timeoutSeconds of an invoke: 7 days (docs/api.md, "Gateway": timeoutSeconds). */
 const MAX_TIMEOUT_SECONDS = 604_800;
 
+/** A stored decimal string as a bigint (absent stays absent). */
+function uintOf(value: string | undefined): bigint | undefined {
+  return value === undefined ? undefined : BigInt(value);
+}
+
+/** What an invoke sends, as its record keeps it to send it again. */
+function recordedCall(request: SendRequest): RecordedCall {
+  const call: RecordedCall = { to: request.to!, data: request.data ?? '0x' };
+  if (request.value !== undefined) call.value = request.value.toString();
+  if (request.gasLimit !== undefined) call.gasLimit = request.gasLimit.toString();
+  const fees = request.feeOverrides;
+  if (fees?.maxFeePerGas !== undefined) call.maxFeePerGas = fees.maxFeePerGas.toString();
+  if (fees?.maxPriorityFeePerGas !== undefined) call.maxPriorityFeePerGas = fees.maxPriorityFeePerGas.toString();
+  if (fees?.gasPrice !== undefined) call.gasPrice = fees.gasPrice.toString();
+  if (request.timeoutSeconds !== undefined) call.timeoutSeconds = request.timeoutSeconds;
+  return call;
+}
+
 /** Parses a non-negative integer given as a decimal or 0x string (wei, gas). */
 function parseUint(value: string | null | undefined, field: string): bigint | undefined {
   if (value === null || value === undefined) return undefined;
@@ -75,7 +94,7 @@ function parseUint(value: string | null | undefined, field: string): bigint | un
  * The contract gateway: machine access to deployed, registered contracts with API keys. Every call
  * made with a valid key is recorded for analytics, whatever its outcome.
  */
-export class GatewayService {
+export class GatewayService implements TransactionRetrier {
   private readonly served = new LRUCache<string, ServedContract>({ max: 5000 });
   /** API_KEY_RATE_LIMIT: requests per second per key. */
   private readonly keyLimit: RequestLimit;
@@ -224,16 +243,7 @@ export class GatewayService {
           feeOverrides,
           timeoutSeconds,
         };
-        // Simulate first: a revert is answered with its reason and nothing is sent.
-        await this.chains
-          .provider(request.network)
-          .call({ from: signer.address, to: request.to, data, value })
-          .catch(async (e: unknown) => {
-            throw await this.sender.translate(e, request);
-          });
-        const prepared = await this.sender.prepare(request);
-        if (principal.policies.spend)
-          checkSpendPerTx(principal.policies.spend, value ?? 0n, feePerGasOf(prepared.fees));
+        const prepared = await this.simulateAndPrepare(request, principal);
         const record = {
           kind: 'invoke' as const,
           network: request.network,
@@ -241,6 +251,8 @@ export class GatewayService {
           apiKeyId: principal.keyId,
           contractId: contract.record.id,
           method: abiMethod.signature,
+          // Kept so that a failed invoke can be sent again (docs/api.md, "Transactions": retry).
+          call: recordedCall(request),
         };
         if (opts.respondAsync) {
           // Every check has passed: the record is queued (with the key's answer, for repeats) and sent after answering.
@@ -300,6 +312,89 @@ export class GatewayService {
       trace.httpStatus = successStatus('POST', isAccepted(result));
       return result;
     });
+  }
+
+  /**
+   * What every send of an invoke meets before anything is recorded: the call simulated (a revert is
+   * answered with its reason and nothing is sent), gas and fees settled, the key's caps of one
+   * transaction checked.
+   */
+  private async simulateAndPrepare(request: SendRequest, principal: ApiKeyPrincipal): Promise<PreparedTransaction> {
+    await this.chains
+      .provider(request.network)
+      .call({ from: request.signer.address, to: request.to, data: request.data, value: request.value })
+      .catch(async (e: unknown) => {
+        throw await this.sender.translate(e, request);
+      });
+    const prepared = await this.sender.prepare(request);
+    if (principal.policies.spend) {
+      checkSpendPerTx(principal.policies.spend, request.value ?? 0n, feePerGasOf(prepared.fees));
+    }
+    return prepared;
+  }
+
+  /**
+   * Sends a failed invoke again under its record (docs/api.md, "Transactions": retry), as a new
+   * invoke would be sent: the contract still served, the key that sent it as it stands now (revoked
+   * or expired → 409; its contracts, methods and spend caps applied again), the call simulated and
+   * gas and fees settled anew. Only then is the record queued again and sent; answered once sent,
+   * the receipt followed afterwards (the record tells it, the tracker if this process stops).
+   */
+  async retry(_session: Session, record: StoredRecord): Promise<void> {
+    const call = record.call;
+    if (!call || !record.contractId || !record.method || !record.apiKeyId) {
+      throw new AppError('INVALID_STATE', 'The transaction cannot be retried: what it sent was not kept', {
+        status: record.status,
+      });
+    }
+    const contract = await this.servedContract(record.contractId);
+    if (contract.record.status !== 'deployed' || !contract.record.middlewareRegistered) {
+      throw new AppError('CONTRACT_NOT_DEPLOYED', `The contract is ${contract.record.status}, not served`, {
+        status: contract.record.status,
+      });
+    }
+    const abiMethod = findMethod(contract.record.abi, record.method);
+    const principal = await this.keys.senderAgain(record.apiKeyId, contract.record, [
+      abiMethod.name,
+      abiMethod.signature,
+    ]);
+    const request: SendRequest = {
+      network: contract.record.network,
+      signer: await this.wallets.custodialSigner(contract.record.ownerId),
+      to: call.to,
+      data: call.data,
+      value: uintOf(call.value),
+      gasLimit: uintOf(call.gasLimit),
+      kind: 'invoke',
+      developerId: contract.record.ownerId,
+      contractId: contract.record.id,
+      method: abiMethod.signature,
+      iface: contract.iface,
+      apiKey: { keyId: principal.keyId, spend: principal.policies.spend },
+      feeOverrides: {
+        maxFeePerGas: uintOf(call.maxFeePerGas),
+        maxPriorityFeePerGas: uintOf(call.maxPriorityFeePerGas),
+        gasPrice: uintOf(call.gasPrice),
+      },
+      timeoutSeconds: call.timeoutSeconds,
+      recordId: record.id,
+    };
+    const prepared = await this.simulateAndPrepare(request, principal);
+    // Conditional: of two retries at once one queues it, the other finds it no longer failed.
+    if (!(await this.sender.records.requeue(record.id))) {
+      const now = await this.sender.records.find(record.id);
+      throw new AppError(
+        'INVALID_STATE',
+        `The transaction is ${now?.status ?? 'gone'}: only a failed one can be retried`,
+        {
+          status: now?.status ?? null,
+        },
+      );
+    }
+    const { txHash } = await this.sender.send(request, prepared);
+    void this.sender
+      .waitForReceipt(request.network, txHash, RECEIPT_TIMEOUT_MS, request.iface)
+      .catch((err: unknown) => this.logger.warn({ err, recordId: record.id }, 'a retried invoke was not followed'));
   }
 
   /**

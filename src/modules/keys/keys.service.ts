@@ -300,7 +300,8 @@ export class ApiKeyService {
 
   /**
    * Wei spent today (UTC) by each key: value plus gas used × effective gas price of every
-   * transaction sent with it and not dropped (a pending one counts its value until it is mined).
+   * transaction sent with it and not dropped, the door's raw ones included once their receipt has
+   * settled them (a pending one counts its value until it is mined).
    */
   private async spentToday(keyIds: string[]): Promise<Map<string, string>> {
     if (keyIds.length === 0) return new Map();
@@ -530,6 +531,36 @@ export class ApiKeyService {
     }
     this.logger.info({ developerId: caller.id, keyId }, 'API key revoked');
     return { id: keyId, status: 'revoked', revokedAt: result.revoked_at };
+  }
+
+  /**
+   * The key `keyId` as it stands now, to send again what it sent (docs/api.md, "Transactions":
+   * retry): active, not expired, still allowed to write to `contract` and call one of `methods`.
+   * A revoked or expired key → 409 INVALID_STATE; its policies' refusals as on a new invoke.
+   */
+  async senderAgain(
+    keyId: string,
+    contract: { id: string; ownerId: string },
+    methods: readonly string[],
+  ): Promise<ApiKeyPrincipal> {
+    const [row] = (await this.ds.query(
+      `SELECT id, developer_id, scopes, contract_id, contract_ids, status, allowed_origins, allowed_ips,
+              allowed_methods, expires_at, rate_limit_per_second, daily_quota,
+              spend_max_value_wei_per_tx, spend_max_value_wei_per_day, spend_max_fee_per_gas_wei,
+              spend_max_gas_per_day, NULL::timestamptz AS valid_until
+         FROM api_keys WHERE id = $1`,
+      [keyId],
+    )) as Array<KeyRow>;
+    if (!row || row.status !== 'active') {
+      throw new AppError('INVALID_STATE', 'The API key that sent the transaction is revoked: it cannot be retried');
+    }
+    const { principal } = entryOf(row) as { principal: ApiKeyPrincipal };
+    if (principal.policies.expiresAt && principal.policies.expiresAt.getTime() <= Date.now()) {
+      throw new AppError('INVALID_STATE', 'The API key that sent the transaction expired: it cannot be retried');
+    }
+    this.auth.requireKeyAccess(principal, contract, 'write');
+    this.auth.requireKeyMethod(principal, methods);
+    return principal;
   }
 
   /** The key presented in x-api-key (or as a Bearer svc_ token); 401 INVALID_API_KEY otherwise. */

@@ -14,9 +14,15 @@ export {
   type NewRecord,
   type MinedOutcome,
   type StoredRecord,
+  type HistoryNote,
 } from './transaction-records';
-export { TransactionRecordEntity } from './transaction-record.entity';
-export { TransactionService, type PendingCanceller } from './transactions.service';
+export {
+  TransactionRecordEntity,
+  type TransactionHistoryEntry,
+  type TransactionRecordStatus,
+  type RecordedCall,
+} from './transaction-record.entity';
+export { TransactionService, type PendingCanceller, type TransactionRetrier } from './transactions.service';
 
 /** The transactions domain: the records of every transaction the portal sends. */
 export const TRANSACTIONS_MODULE = domainManifest<{ transactions: TransactionService }>({

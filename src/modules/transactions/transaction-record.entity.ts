@@ -4,6 +4,27 @@ import type { Network } from '../../config';
 export type TransactionRecordKind = 'invoke' | 'deploy' | 'faucet';
 export type TransactionRecordStatus = 'queued' | 'pending' | 'success' | 'reverted' | 'failed' | 'cancelled';
 
+/** What a record's transaction asked for, as sent the first time: integers as decimal strings. */
+export interface RecordedCall {
+  to: string;
+  data: string;
+  value?: string;
+  gasLimit?: string;
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+  gasPrice?: string;
+  timeoutSeconds?: number;
+}
+
+/** One change of a record's status: when, the signed transaction it concerns, and why. */
+export interface TransactionHistoryEntry {
+  status: TransactionRecordStatus;
+  /** ISO-8601 UTC, milliseconds. */
+  at: string;
+  txHash?: string;
+  reason?: string;
+}
+
 /**
  * One invoke, deploy or faucet drip, followed from acceptance to its end. The signed transactions
  * sent for it are rows of chain_transactions naming it (`record_id`); every change of its status is
@@ -53,6 +74,14 @@ export class TransactionRecordEntity {
 
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** What an invoke asked to send, to send it again (docs/api.md, "Transactions": retry); null otherwise. */
+  @Column({ type: 'jsonb', nullable: true })
+  call!: RecordedCall | null;
+
+  /** Every change of its status, oldest first (docs/api.md, "Transactions": history). */
+  @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
+  history!: TransactionHistoryEntry[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,7 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Network } from '../../config';
 import type { Logger } from '../../logger';
-import type { TransactionRecordKind, TransactionRecordStatus } from './transaction-record.entity';
+import type {
+  RecordedCall,
+  TransactionHistoryEntry,
+  TransactionRecordKind,
+  TransactionRecordStatus,
+} from './transaction-record.entity';
 import { recordOfTransaction } from './record-of-transaction.query';
 
 /** A transaction record as the API shows it, plus its developer (for routing notifications only). */
@@ -20,6 +25,8 @@ export interface TransactionRecordView {
   error: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Every change of its status, oldest first (docs/api.md, "Transactions": history). */
+  history: TransactionHistoryEntry[];
   developerId: string;
 }
 
@@ -41,6 +48,8 @@ export interface NewRecord {
   apiKeyId?: string | null;
   contractId?: string | null;
   method?: string | null;
+  /** What it asks to send, kept so that it can be retried (invokes). */
+  call?: RecordedCall | null;
 }
 
 /** What a mined receipt says. */
@@ -68,15 +77,39 @@ interface Row {
   error: string | null;
   created_at: Date;
   updated_at: Date;
+  history: TransactionHistoryEntry[];
+  call: RecordedCall | null;
 }
 
-/** A stored record with who may read it. */
+/** A stored record with who may read it, and what it asked to send. */
 export interface StoredRecord extends TransactionRecordView {
   apiKeyId: string | null;
+  call: RecordedCall | null;
 }
 
 const COLUMNS = `id, kind, network, developer_id, api_key_id, contract_id, method, status, tx_hash, nonce::text AS nonce,
-  block_number::text AS block_number, gas_used::text AS gas_used, revert_reason, error, created_at, updated_at`;
+  block_number::text AS block_number, gas_used::text AS gas_used, revert_reason, error, created_at, updated_at, history, call`;
+
+/** What a history entry may say beside its status (absent parts are left out of it). */
+export interface HistoryNote {
+  txHash?: string | null;
+  reason?: string | null;
+}
+
+/**
+ * SQL of a one-entry history array `{status, at, txHash?, reason?}` stamped with the database
+ * transaction's time (the `updated_at` it writes beside it); the arguments are SQL expressions.
+ */
+function entry(status: string, txHash = 'NULL::text', reason = 'NULL::text'): string {
+  return `jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('status', ${status},
+    'at', to_char(now() AT TIME ZONE 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'txHash', ${txHash}, 'reason', ${reason})))`;
+}
+
+/** Why a record left queued by a stopped sender ended failed. */
+const NOT_SENT = 'not sent: the service stopped before sending it';
+
+/** Longest reason kept in a history entry or an error. */
+const MAX_REASON = 1000;
 
 /** A queued record not sent after this long will never be (its sender stopped): it is ended failed. */
 export const QUEUED_TIMEOUT = '2 minutes';
@@ -97,8 +130,10 @@ function view(row: Row): StoredRecord {
     error: row.error,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
+    history: row.history,
     developerId: row.developer_id,
     apiKeyId: row.api_key_id,
+    call: row.call,
   };
 }
 
@@ -107,9 +142,9 @@ function updated(result: unknown): Row[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Row[];
 }
 
-/** The notification payload: the record without who may read it. */
+/** The notification payload: the record without who may read it and what it sends. */
 function notified(record: StoredRecord): TransactionRecordView {
-  const { apiKeyId: _apiKeyId, ...rest } = record;
+  const { apiKeyId: _apiKeyId, call: _call, ...rest } = record;
   return rest;
 }
 
@@ -139,9 +174,17 @@ export class TransactionRecords {
   async create(manager: EntityManager | undefined, rec: NewRecord): Promise<StoredRecord> {
     return this.inTransaction(manager, async (m) => {
       const [row] = (await m.query(
-        `INSERT INTO transaction_records (kind, network, developer_id, api_key_id, contract_id, method, status)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued') RETURNING ${COLUMNS}`,
-        [rec.kind, rec.network, rec.developerId, rec.apiKeyId ?? null, rec.contractId ?? null, rec.method ?? null],
+        `INSERT INTO transaction_records (kind, network, developer_id, api_key_id, contract_id, method, call, status, history)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', ${entry(`'queued'`)}) RETURNING ${COLUMNS}`,
+        [
+          rec.kind,
+          rec.network,
+          rec.developerId,
+          rec.apiKeyId ?? null,
+          rec.contractId ?? null,
+          rec.method ?? null,
+          rec.call ? JSON.stringify(rec.call) : null,
+        ],
       )) as Row[];
       return this.changed(m, row!);
     });
@@ -199,15 +242,17 @@ export class TransactionRecords {
    * stale queued records): the caller must not broadcast.
    */
   async signed(m: EntityManager, id: string, txHash: string, nonce: number): Promise<boolean> {
-    const [current] = (await m.query(`SELECT status FROM transaction_records WHERE id = $1 FOR UPDATE`, [
+    const [current] = (await m.query(`SELECT status, tx_hash FROM transaction_records WHERE id = $1 FOR UPDATE`, [
       id,
-    ])) as Array<{
-      status: TransactionRecordStatus;
-    }>;
+    ])) as Array<{ status: TransactionRecordStatus; tx_hash: string | null }>;
     if (current?.status !== 'queued' && current?.status !== 'pending') return false;
+    // Signed anew while pending: the node gave its nonce to another transaction, so it went out again.
+    const again = current.status === 'pending' && current.tx_hash !== txHash;
+    const note = again ? `'signed again: its nonce was taken by another transaction'` : 'NULL::text';
     const [row] = updated(
       await m.query(
         `UPDATE transaction_records SET status = 'pending', tx_hash = $2, nonce = $3, updated_at = now()
+                ${current.status === 'queued' || again ? `, history = history || ${entry(`'pending'`, '$2::text', note)}` : ''}
           WHERE id = $1 RETURNING ${COLUMNS}`,
         [id, txHash, nonce],
       ),
@@ -221,7 +266,8 @@ export class TransactionRecords {
     const [row] = updated(
       await m.query(
         `UPDATE transaction_records
-            SET status = $2, block_number = $3, gas_used = $4, revert_reason = $5, error = NULL, updated_at = now()
+            SET status = $2, block_number = $3, gas_used = $4, revert_reason = $5, error = NULL, updated_at = now(),
+                history = history || ${entry('$2::text', 'tx_hash', '$5::text')}
           WHERE id = $1 AND status IN ('queued', 'pending')
           RETURNING ${COLUMNS}`,
         [id, outcome.status, outcome.blockNumber, outcome.gasUsed, outcome.revertReason ?? null],
@@ -245,11 +291,12 @@ export class TransactionRecords {
     return this.inTransaction(m, async (tm) => {
       const [row] = updated(
         await tm.query(
-          `UPDATE transaction_records SET status = 'failed', error = $2, updated_at = now()
+          `UPDATE transaction_records SET status = 'failed', error = $2, updated_at = now(),
+                  history = history || ${entry(`'failed'`, opts.unsent ? 'NULL::text' : 'tx_hash', '$2::text')}
                   ${opts.unsent ? ', tx_hash = NULL, nonce = NULL' : ''}
             WHERE id = $1 AND status IN (${opts.onlyQueued ? `'queued'` : `'queued', 'pending'`})
             RETURNING ${COLUMNS}`,
-          [id, error.slice(0, 1000)],
+          [id, error.slice(0, MAX_REASON)],
         ),
       );
       if (row) await this.changed(tm, row);
@@ -264,7 +311,8 @@ export class TransactionRecords {
   async cancelledByReplacement(m: EntityManager, id: string): Promise<void> {
     const [row] = updated(
       await m.query(
-        `UPDATE transaction_records SET status = 'cancelled', updated_at = now()
+        `UPDATE transaction_records SET status = 'cancelled', updated_at = now(),
+                history = history || ${entry(`'cancelled'`, 'NULL::text', `'replaced at its nonce'`)}
           WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
         [id],
       ),
@@ -272,12 +320,47 @@ export class TransactionRecords {
     if (row) await this.changed(m, row);
   }
 
+  /**
+   * Puts a failed record back in the queue to be sent again (docs/api.md, "Transactions": retry):
+   * queued, its error, hash, nonce and receipt cleared, `retried` in its history. Undefined when it
+   * is not failed, or when a transaction signed for it may still be mined or was (a row of
+   * chain_transactions not dropped): only what never mined is sent again.
+   */
+  async requeue(id: string): Promise<StoredRecord | undefined> {
+    return this.ds.transaction(async (m) => {
+      const [row] = updated(
+        await m.query(
+          `UPDATE transaction_records
+              SET status = 'queued', error = NULL, tx_hash = NULL, nonce = NULL, block_number = NULL, gas_used = NULL,
+                  revert_reason = NULL, updated_at = now(),
+                  history = history || ${entry(`'queued'`, 'NULL::text', `'retried'`)}
+            WHERE id = $1 AND status = 'failed'
+              AND NOT EXISTS (SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped')
+            RETURNING ${COLUMNS}`,
+          [id],
+        ),
+      );
+      return row ? this.changed(m, row) : undefined;
+    });
+  }
+
+  /** Whether a transaction signed for the record is pending or mined (it cannot be sent again). */
+  async hasLiveTransaction(id: string): Promise<boolean> {
+    const rows = (await this.ds.query(
+      `SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped' LIMIT 1`,
+      [id],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
   /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */
   async cancelQueued(id: string): Promise<boolean> {
     return this.ds.transaction(async (m) => {
       const [row] = updated(
         await m.query(
-          `UPDATE transaction_records SET status = 'cancelled', updated_at = now()
+          `UPDATE transaction_records
+              SET status = 'cancelled', updated_at = now(),
+                  history = history || ${entry(`'cancelled'`, 'NULL::text', `'cancelled before it was signed'`)}
             WHERE id = $1 AND status = 'queued' RETURNING ${COLUMNS}`,
           [id],
         ),
@@ -296,7 +379,8 @@ export class TransactionRecords {
       const expired = updated(
         await m.query(
           `UPDATE transaction_records
-              SET status = 'failed', error = 'not sent: the service stopped before sending it', updated_at = now()
+              SET status = 'failed', error = '${NOT_SENT}', updated_at = now(),
+                  history = history || ${entry(`'failed'`, 'NULL::text', `'${NOT_SENT}'`)}
             WHERE id IN (SELECT id FROM transaction_records
                           WHERE status = 'queued' AND created_at < now() - interval '${QUEUED_TIMEOUT}'
                           ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED)
@@ -307,6 +391,31 @@ export class TransactionRecords {
       if (expired.length > 0)
         this.logger.warn({ count: expired.length }, 'queued transactions never sent: ended failed');
       return expired.length;
+    });
+  }
+
+  /**
+   * Adds an entry to a record's history without changing its status (and without telling the sink):
+   * what happened to it that its status does not show, such as a replacement sent for it. Runs in
+   * the caller's database transaction when given, so the entry commits with what it tells. False
+   * when there is no such record.
+   */
+  async appendHistory(
+    m: EntityManager | undefined,
+    id: string,
+    status: TransactionRecordStatus,
+    note: HistoryNote = {},
+  ): Promise<boolean> {
+    return this.inTransaction(m, async (tm) => {
+      const rows = updated(
+        await tm.query(
+          `UPDATE transaction_records
+              SET history = history || ${entry('$2::text', '$3::text', '$4::text')}, updated_at = now()
+            WHERE id = $1 RETURNING id`,
+          [id, status, note.txHash ?? null, note.reason?.slice(0, MAX_REASON) ?? null],
+        ),
+      );
+      return rows.length > 0;
     });
   }
 

@@ -29,7 +29,7 @@ export class TransactionsResolver {
     network: NetworkName | null,
     @Arg('status', () => String, {
       nullable: true,
-      description: 'Only this status: queued, pending, success, reverted or failed.',
+      description: 'Only this status: queued, pending, success, reverted, failed or cancelled.',
     })
     status: string | null,
     @Arg('kind', () => String, { nullable: true, description: 'Only this kind: invoke, deploy or faucet.' })
@@ -55,5 +55,17 @@ export class TransactionsResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<GatewayTransaction> {
     return this.transactions.cancel(ctx.session, id);
+  }
+
+  @Mutation(() => GatewayTransaction, {
+    description:
+      'Sends a failed invoke (never mined) again under the same record, with the key that sent it and its ' +
+      'policies and spend caps as they are now; answered once sent (pending). Other statuses are INVALID_STATE.',
+  })
+  retryTransaction(
+    @Arg('id', () => ID, { description: 'Transaction record id.' }) id: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<GatewayTransaction> {
+    return this.transactions.retry(ctx.session, id);
   }
 }

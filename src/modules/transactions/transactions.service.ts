@@ -15,12 +15,28 @@ export interface PendingCanceller {
   cancelPending(recordId: string): Promise<boolean>;
 }
 
+/**
+ * Sends a failed record's transaction again under the same record (the gateway, which sent it the
+ * first time): checks what a new invoke would meet, puts the record back in the queue
+ * (TransactionRecords.requeue) and sends it.
+ */
+export interface TransactionRetrier {
+  retry(session: Session, record: StoredRecord): Promise<void>;
+}
+
 /** Reads transaction records for their developer or the API key that sent them. */
 export class TransactionService {
+  private retrier?: TransactionRetrier;
+
   constructor(
     private readonly records: TransactionRecords,
     private readonly pending?: PendingCanceller,
   ) {}
+
+  /** The composition root hands over the gateway once it exists (it depends on this module). */
+  useRetrier(retrier: TransactionRetrier): void {
+    this.retrier = retrier;
+  }
 
   async get(session: Session, id: string): Promise<GatewayTransaction> {
     // Credentials first: without them nothing, not even whether the id is well formed, is answered.
@@ -52,15 +68,50 @@ export class TransactionService {
     }
     const now = (await this.records.find(id))!;
     if (now.status === 'pending') {
-      throw new AppError(
-        'INVALID_STATE',
-        'The transaction is pending: cancelling it by a replacement at its nonce is not supported yet',
-        { status: now.status },
-      );
+      throw new AppError('INVALID_STATE', 'The transaction is pending and could not be replaced at its nonce', {
+        status: now.status,
+      });
     }
     throw new AppError('INVALID_STATE', `The transaction is ${now.status}: only a queued one can be cancelled`, {
       status: now.status,
     });
+  }
+
+  /**
+   * Sends a failed invoke again under the same record (docs/api.md, "Transactions": retry). Only a
+   * `failed` record none of whose transactions is pending or mined; any other status → 409 with it.
+   */
+  async retry(session: Session, id: string): Promise<GatewayTransaction> {
+    await session.developerOrKey();
+    if (!isUuid(id)) throw new AppError('VALIDATION_FAILED', 'id must be a UUID', { field: 'id' });
+    const record = await this.records.find(id);
+    if (!record) throw new AppError('NOT_FOUND', 'No such transaction');
+    await session.transactionReader(record);
+    if (record.status !== 'failed') {
+      throw new AppError('INVALID_STATE', `The transaction is ${record.status}: only a failed one can be retried`, {
+        status: record.status,
+      });
+    }
+    if (record.kind !== 'invoke' || !record.call || !this.retrier) {
+      throw new AppError(
+        'INVALID_STATE',
+        record.kind === 'invoke'
+          ? 'The transaction cannot be retried: what it sent was not kept'
+          : `Only an invoke can be retried: ${record.kind === 'deploy' ? 'deploy the contract' : 'ask the faucet'} again`,
+        { status: record.status, kind: record.kind },
+      );
+    }
+    if (await this.records.hasLiveTransaction(id)) {
+      throw new AppError(
+        'INVALID_STATE',
+        'A transaction sent for it may still be mined, or was: it cannot be retried',
+        {
+          status: record.status,
+        },
+      );
+    }
+    await this.retrier.retry(session, record);
+    return toTransaction((await this.records.find(id))!);
   }
 
   /**
@@ -123,5 +174,11 @@ function toTransaction(record: StoredRecord): GatewayTransaction {
     error: record.error,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    history: record.history.map((h) => ({
+      status: h.status,
+      at: h.at,
+      txHash: h.txHash ?? null,
+      reason: h.reason ?? null,
+    })),
   };
 }

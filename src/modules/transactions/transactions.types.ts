@@ -2,6 +2,27 @@ import { GraphQLSafeInt } from 'graphql-scalars';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { NetworkName } from '../../kernel/network-name';
 
+@ObjectType({ description: 'One change of a transaction record’s status: when, and why.' })
+export class TransactionHistoryEntry {
+  @Field({ description: 'The status it moved to: queued, pending, success, reverted, failed or cancelled.' })
+  status!: string;
+
+  @Field({ description: 'When (ISO-8601 UTC).' })
+  at!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The signed transaction it concerns (pending, mined, a failure after broadcast); absent otherwise.',
+  })
+  txHash!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why: the failure, the revert reason, a cancellation or a retry; absent when there is nothing to say.',
+  })
+  reason!: string | null;
+}
+
 @ObjectType({
   description:
     'A transaction the service sends for an invoke, a deployment or a faucet drip, followed from acceptance to its end.',
@@ -24,7 +45,7 @@ export class GatewayTransaction {
 
   @Field({
     description:
-      'queued (accepted, not yet signed), pending (sent, not mined), success, reverted (mined, reverted) or failed (never mined: refused by the node, dropped or not sent; see error).',
+      'queued (accepted, not yet signed), pending (sent, not mined), success, reverted (mined, reverted), failed (never mined: refused by the node, dropped or not sent; see error) or cancelled (before it was signed).',
   })
   status!: string;
 
@@ -54,6 +75,11 @@ export class GatewayTransaction {
 
   @Field({ description: 'When its status or details last changed (ISO-8601 UTC).' })
   updatedAt!: string;
+
+  @Field(() => [TransactionHistoryEntry], {
+    description: 'Every change of its status, oldest first, from its acceptance (queued) on.',
+  })
+  history!: TransactionHistoryEntry[];
 }
 
 @ObjectType({ description: 'A page of transaction records, newest first.' })

@@ -39,7 +39,7 @@ export async function reserveSpend(
 ): Promise<void> {
   if (caps.maxValueWeiPerDay === null && caps.maxGasPerDay === null) return;
   await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.keySpend(keyId)]);
-  // The door's raw transactions are not followed to their receipts: their gas limit stays counted.
+  // The door's raw transactions count their gas limit until their receipt settles them (door-sends.ts).
   const [row] = (await m.query(
     `SELECT coalesce(sum(value), 0)::text AS value, coalesce(sum(gas), 0)::text AS gas FROM (
        SELECT value_wei AS value,
@@ -57,7 +57,7 @@ export async function reserveSpend(
         WHERE c.api_key_id = $1 AND c.kind = 'cancel' AND c.status = 'pending'
           AND c.created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
        UNION ALL
-       SELECT value_wei, gas_limit FROM api_key_door_sends
+       SELECT value_wei, coalesce(gas_used, gas_limit) FROM api_key_door_sends
         WHERE api_key_id = $1
           AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s`,
     [keyId],

@@ -9,6 +9,7 @@ import { bumped } from './fee-quote';
 import type { MinedTransaction, TransactionSigner } from './send-request';
 import type { TransactionSender } from './transaction-sender';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
+import { settleDoorSends } from './door-sends';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
 const CHECK_AFTER = '3 seconds';
@@ -100,6 +101,10 @@ export class TransactionTracker {
       try {
         // Records whose sender stopped before signing them (a crash): ended, never left queued.
         await this.sender.records.expireQueued();
+        // Raw transactions of the JSON-RPC door: charged their fees once their receipt is known.
+        await settleDoorSends(this.ds, this.chains, this.logger).catch((err: unknown) =>
+          this.logger.warn({ err }, 'door sends were not settled'),
+        );
         const rows = (await runner.query(
           `SELECT c.network, c.tx_hash, c.raw_tx, c.from_address, c.nonce, c.kind, c.contract_id,
                   extract(epoch FROM now() - c.created_at)::float AS age_s,
