@@ -16,6 +16,7 @@ import { VerifiedContracts1764800000000 } from './1764800000000-VerifiedContract
 import { KeyPolicies1764900000000 } from './1764900000000-KeyPolicies';
 import { Tokens1765000000000 } from './1765000000000-Tokens';
 import { KeySpend1765100000000 } from './1765100000000-KeySpend';
+import { ExplorerLogEvents1765248630000 } from './1765248630000-ExplorerLogEvents';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   KeyPolicies1764900000000,
   Tokens1765000000000,
   KeySpend1765100000000,
+  ExplorerLogEvents1765248630000,
 ];
