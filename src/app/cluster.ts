@@ -30,8 +30,10 @@ const isSetup = (message: unknown): message is WorkerSetup =>
 /** In a worker: the configuration the primary completed (its database, nodes and role). */
 export function workerConfig(config: AppConfig): Promise<AppConfig> {
   return new Promise((resolve) => {
-    process.once('message', (message: unknown) => {
+    // Other messages (a metrics request) may come first: wait for the setup itself.
+    const onMessage = (message: unknown) => {
       if (!isSetup(message)) return;
+      process.off('message', onMessage);
       const { dependencies: d, backgroundWork } = message;
       resolve({
         ...config,
@@ -41,7 +43,8 @@ export function workerConfig(config: AppConfig): Promise<AppConfig> {
         localNetworks: d.localNetworks,
         backgroundWork,
       });
-    });
+    };
+    process.on('message', onMessage);
   });
 }
 
@@ -121,6 +124,6 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<voi
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   // A scrape of /metrics reaches one worker; the primary adds up every worker's (instance-metrics.ts).
-  aggregateWorkerMetrics();
+  aggregateWorkerMetrics((worker) => ready.has(worker));
   for (let i = 0; i < config.webConcurrency; i++) fork(i === 0);
 }

@@ -77,15 +77,17 @@ export function instanceMetricsOfWorker(registry: Registry): () => Promise<strin
     });
 }
 
-/** In the primary: answers each worker's request for the instance's metrics. */
-export function aggregateWorkerMetrics(): void {
+/** In the primary: answers each worker's request for the instance's metrics, from the workers `serving`. */
+export function aggregateWorkerMetrics(serving: (worker: Worker) => boolean): void {
   let next = 0;
   const collecting = new Map<number, (worker: Worker, message: Message) => void>();
   cluster.on('message', (worker: Worker, message: unknown) => {
     if (isMessage(message, COLLECTED)) collecting.get(message.id)?.(worker, message);
     if (!isMessage(message, ASK)) return;
     const id = next++;
-    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && w.isConnected());
+    const workers = Object.values(cluster.workers ?? {}).filter(
+      (w): w is Worker => !!w && w.isConnected() && serving(w),
+    );
     const answers: WorkerMetrics[] = [];
     const pending = new Set(workers);
     const finish = () => {

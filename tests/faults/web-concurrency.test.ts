@@ -195,12 +195,26 @@ describe('WEB_CONCURRENCY=2', () => {
     const workers = childrenOf(group.proc.pid!);
     expect(workers).toContain(first!.pid);
     process.kill(first!.pid as number, 'SIGKILL');
+    // Scrapes of /metrics while the replacement starts: a worker still starting is not asked, and starts.
+    let scraping = true;
+    const statuses: number[] = [];
+    const scrapes = (async () => {
+      while (scraping) {
+        const res = await fetch(`${group.url}/metrics`).catch(() => null);
+        if (res) statuses.push(res.status);
+        await res?.text();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
     // Its locks go with its connections; a new worker with the background role takes them.
     const next = await waitFor(
       'a new background worker to index',
       () => indexing().find((l) => l.worker !== first!.worker),
       30_000,
-    );
+    ).finally(() => (scraping = false));
+    await scrapes;
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 200)).toBe(true);
     expect(next.pid).not.toBe(first!.pid);
     const now = childrenOf(group.proc.pid!);
     expect(now).toHaveLength(2);
