@@ -20,6 +20,7 @@ import { TransactionHistory1765237410000 } from './1765237410000-TransactionHist
 import { TransactionRetry1765237420000 } from './1765237420000-TransactionRetry';
 import { DoorSendReceipts1765237430000 } from './1765237430000-DoorSendReceipts';
 import { CancelReplacement1765238170000 } from './1765238170000-CancelReplacement';
+import { ExplorerLogEvents1765248630000 } from './1765248630000-ExplorerLogEvents';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   TransactionRetry1765237420000,
   DoorSendReceipts1765237430000,
   CancelReplacement1765238170000,
+  ExplorerLogEvents1765248630000,
 ];

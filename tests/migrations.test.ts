@@ -1,4 +1,5 @@
 import { createDataSource, runMigrations } from '../src/database/data-source';
+import { BlockIndex, type StoredContractLog } from '../src/modules/explorer';
 import { MIGRATIONS } from '../migrations';
 import { createTestDatabase } from './kit/stack';
 
@@ -178,6 +179,79 @@ describe('migrations', () => {
       }
       expect(await after.query(`SELECT url FROM webhooks`)).toEqual([{ url: 'http://x.test/h' }]);
       await expect(after.query(state)).rejects.toThrow(/last_attempt_at/);
+    } finally {
+      await after.destroy();
+      await db.drop();
+    }
+  });
+
+  it('replaces the logs address index with the event index on an existing index, keeping its rows; contract logs use it', async () => {
+    const db = await createTestDatabase();
+    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'ExplorerLogEvents1765248630000');
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
+    await before.initialize();
+    const A = `0x${'a'.repeat(40)}`;
+    const TOPIC = (n: number) => `0x${String(n).repeat(64)}`;
+    try {
+      await runMigrations(before);
+      await before.query(
+        `INSERT INTO explorer_blocks (network, number, hash, parent_hash, timestamp, miner, transaction_count, gas_used,
+           gas_limit, extra_data)
+         SELECT 'testnet', n, '0xb' || n, '0xb' || (n - 1), n, '0xm', 1, 0, 0, '0x' FROM generate_series(0, 9) n`,
+      );
+      // Block n: a log of event 1 at index 0; blocks 3 and 7 also one of event 2 at index 1.
+      await before.query(
+        `INSERT INTO explorer_logs (network, block_number, log_index, transaction_hash, address, topics, data)
+         SELECT 'testnet', n, 0, '0xt' || n, $1, ARRAY[$2], '0x' FROM generate_series(0, 9) n
+         UNION ALL SELECT 'testnet', n, 1, '0xt' || n, $1, ARRAY[$3, $2], '0x' FROM unnest(ARRAY[3, 7]) n`,
+        [A, TOPIC(1), TOPIC(2)],
+      );
+    } finally {
+      await before.destroy();
+    }
+    const indexes = async (ds: typeof before) =>
+      (
+        (await ds.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'explorer_logs' ORDER BY 1`)) as Array<{
+          indexname: string;
+        }>
+      ).map((r) => r.indexname);
+    const after = createDataSource(db.url);
+    await after.initialize();
+    try {
+      expect(await runMigrations(after)).toContain('ExplorerLogEvents1765248630000');
+      expect(await indexes(after)).toEqual(['explorer_logs_event_idx', 'explorer_logs_pkey']);
+      expect(await after.query(`SELECT count(*)::int AS n FROM explorer_logs`)).toEqual([{ n: 12 }]);
+      // Each event's logs, merged in (block, log index) order, after a position, up to a block, a topic given twice.
+      const index = new BlockIndex(after);
+      const at = (logs: StoredContractLog[]) => logs.map((l) => [l.blockNumber, l.logIndex]);
+      expect(at(await index.contractLogs('testnet', A, [TOPIC(2)], null, null, 10))).toEqual([
+        [3, 1],
+        [7, 1],
+      ]);
+      expect(
+        at(
+          await index.contractLogs('testnet', A, [TOPIC(2), TOPIC(1), TOPIC(2)], { blockNumber: 3, logIndex: 0 }, 7, 4),
+        ),
+      ).toEqual([
+        [3, 1],
+        [4, 0],
+        [5, 0],
+        [6, 0],
+      ]);
+      expect(at(await index.contractLogs('testnet', A, [TOPIC(3)], null, null, 10))).toEqual([]);
+      // The rare event is read from the event index, not by walking every log of the address.
+      await after.query('SET enable_seqscan = off');
+      const plan = (await after.query(
+        `EXPLAIN SELECT block_number FROM explorer_logs
+          WHERE network = 'testnet' AND address = $1 AND topics[1] = $2`,
+        [A, TOPIC(2)],
+      )) as Array<{ 'QUERY PLAN': string }>;
+      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/explorer_logs_event_idx/);
+      await after.query('RESET enable_seqscan');
+      await after.undoLastMigration({ transaction: 'all' });
+      expect(await indexes(after)).toEqual(['explorer_logs_address_idx', 'explorer_logs_pkey']);
+      expect(await after.query(`SELECT count(*)::int AS n FROM explorer_logs`)).toEqual([{ n: 12 }]);
     } finally {
       await after.destroy();
       await db.drop();

@@ -771,6 +771,40 @@ describe('module=account, block, logs and proxy', () => {
     expect(tooMany.body.status).toBe('0');
   }, 60_000);
 
+  it("txlist pages an address's sends, receipts, self-sends and creation in block order, each once", async () => {
+    // Rows of the index for an address no test uses, at transaction indexes no block of the dev chain reaches.
+    const me = Wallet.createRandom().address.toLowerCase();
+    const other = Wallet.createRandom().address.toLowerCase();
+    const rows: Array<[number, number, string, string | null, string | null]> = [
+      [1, 1001, me, other, null], // sent
+      [1, 1002, other, me, null], // received
+      [2, 1001, me, me, null], // to itself: listed once
+      [2, 1003, other, null, me], // created it
+      [3, 1001, me, other, null], // sent
+      [3, 1002, other, other, null], // not its own
+    ];
+    const hash = (b: number, i: number) => `0x${String(b).padStart(4, '0')}${String(i).padStart(60, '0')}`;
+    for (const [b, i, from, to, created] of rows) {
+      await stack.app.dataSource.query(
+        `INSERT INTO explorer_transactions (network, hash, block_number, transaction_index, timestamp, from_address,
+           to_address, contract_address, value, nonce, gas_limit, gas_price, gas_used, status, method_id, input)
+         VALUES ('testnet', $1, $2, $3, 0, $4, $5, $6, 0, 0, 21000, 0, 21000, 1, NULL, '0x')`,
+        [hash(b, i), b, i, from, to, created],
+      );
+    }
+    const list = async (q: Record<string, string>) => {
+      const res = await etherscan({ module: 'account', action: 'txlist', address: me, ...q });
+      return (res.body.result as Array<{ hash: string }>).map((r) => r.hash);
+    };
+    const mine = [hash(1, 1001), hash(1, 1002), hash(2, 1001), hash(2, 1003), hash(3, 1001)];
+    expect(await list({ sort: 'asc' })).toEqual(mine);
+    expect(await list({ sort: 'desc' })).toEqual([...mine].reverse());
+    expect(await list({ sort: 'asc', page: '2', offset: '2' })).toEqual(mine.slice(2, 4));
+    expect(await list({ sort: 'desc', page: '3', offset: '2' })).toEqual([hash(1, 1001)]);
+    expect(await list({ sort: 'asc', startblock: '2', endblock: '2' })).toEqual(mine.slice(2, 4));
+    expect(await list({ sort: 'asc', page: '4', offset: '2' })).toEqual([]);
+  });
+
   it('getblocknobytime, getLogs and the proxy module', async () => {
     const provider = providerOf(stack, 'testnet');
     const block = await provider.getBlock('latest');

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AppConfig } from '../config';
 import type { Logger } from '../logger';
 import { loadOrCreateDevCa } from '../modules/accounts/eds/dev-ca';
+import { aggregateWorkerMetrics } from '../server/instance-metrics';
 import { startDependencies, type Dependencies } from './index';
 
 /**
@@ -9,7 +10,8 @@ import { startDependencies, type Dependencies } from './index';
  * on (embedded PostgreSQL, dev chains: once) and forks the HTTP workers, which share the port
  * (Node's cluster module). One worker runs the background work (indexer, transaction tracker,
  * webhook deliveries); should it die, its replacement takes the role. On SIGTERM/SIGINT the
- * primary stops every worker, waits for them, then stops what it started, and exits 0.
+ * primary stops every worker, waits for them, then stops what it started, and exits 0. /metrics,
+ * answered by any worker, adds up all of them through the primary.
  */
 
 /** What the primary tells a worker before it starts (not through the environment: it holds URLs and a key). */
@@ -28,8 +30,10 @@ const isSetup = (message: unknown): message is WorkerSetup =>
 /** In a worker: the configuration the primary completed (its database, nodes and role). */
 export function workerConfig(config: AppConfig): Promise<AppConfig> {
   return new Promise((resolve) => {
-    process.once('message', (message: unknown) => {
+    // Other messages (a metrics request) may come first: wait for the setup itself.
+    const onMessage = (message: unknown) => {
       if (!isSetup(message)) return;
+      process.off('message', onMessage);
       const { dependencies: d, backgroundWork } = message;
       resolve({
         ...config,
@@ -39,7 +43,8 @@ export function workerConfig(config: AppConfig): Promise<AppConfig> {
         localNetworks: d.localNetworks,
         backgroundWork,
       });
-    });
+    };
+    process.on('message', onMessage);
   });
 }
 
@@ -118,5 +123,7 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<voi
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
+  // A scrape of /metrics reaches one worker; the primary adds up every worker's (instance-metrics.ts).
+  aggregateWorkerMetrics((worker) => ready.has(worker));
   for (let i = 0; i < config.webConcurrency; i++) fork(i === 0);
 }

@@ -24,6 +24,7 @@ import { buildAppSchema } from '../schema/build-schema';
 import type { NetworkName } from '../kernel/network-name';
 import { schemaPubSub } from '../schema/subscriptions';
 import { startHttpServer, type ReadinessReport } from '../server/http-server';
+import { instanceMetricsOfWorker } from '../server/instance-metrics';
 import { Metrics } from '../server/metrics';
 import { createServices, type Services } from './services';
 import { Session } from '../auth/session';
@@ -203,6 +204,8 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
     clock.unref();
     onClose('server clock', async () => clearInterval(clock));
     const metrics = new Metrics();
+    // WEB_CONCURRENCY > 1: /metrics answers for the whole instance, every worker added up.
+    if (cluster.isWorker) metrics.instanceText = instanceMetricsOfWorker(metrics.registry);
     metrics.observeReadCache(() => services.gateway.readCacheStats());
     metrics.observeCompileLanes(COMPILE_LANES, (lane) => services.compiler.loadOf(lane as CompileLane));
     chains.observeNodes((network, host, seconds, failed) => metrics.nodeExchange(network, host, seconds, failed));

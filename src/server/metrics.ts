@@ -41,6 +41,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * The text /metrics serves: this process's metrics, or with WEB_CONCURRENCY > 1 the whole
+   * instance's, added up by the primary (instance-metrics.ts).
+   */
+  instanceText: () => Promise<string> = () => this.registry.metrics();
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -66,6 +72,8 @@ export class Metrics {
       help: 'Blocks between the head the service follows and the last block the explorer has indexed, by network',
       labelNames: ['network'] as const,
       registers: [this.registry],
+      // Every worker reads the same index: the instance's lag is the largest any of them sees.
+      aggregator: 'max',
       async collect() {
         this.reset();
         const lags = await sources.indexLag().catch(() => ({}) as Record<string, number | null>);
@@ -83,6 +91,7 @@ export class Metrics {
     };
     new Gauge({
       name: 'webhook_deliveries_pending',
+      aggregator: 'max', // every worker reads the same outbox
       help: 'Webhook messages waiting to be delivered (all developers, all instances)',
       registers: [this.registry],
       async collect() {
@@ -92,6 +101,7 @@ export class Metrics {
     });
     new Gauge({
       name: 'webhook_oldest_pending_seconds',
+      aggregator: 'max', // every worker reads the same outbox
       help: 'Age of the oldest webhook message waiting to be delivered (0 when none waits)',
       registers: [this.registry],
       async collect() {

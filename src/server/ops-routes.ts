@@ -32,8 +32,15 @@ export interface OpsOptions {
   errors: ErrorFaces;
 }
 
-async function serveMetrics(metrics: Metrics, res: http.ServerResponse): Promise<void> {
-  const text = await metrics.registry.metrics();
+async function serveMetrics(metrics: Metrics, errors: ErrorFaces, res: http.ServerResponse): Promise<void> {
+  let text: string;
+  try {
+    text = await metrics.instanceText();
+  } catch {
+    // WEB_CONCURRENCY > 1 and the primary did not answer in time.
+    errors.http(res, { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'The instance metrics are not available' });
+    return;
+  }
   res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
   res.end(text);
 }
@@ -64,7 +71,7 @@ export function opsRoutes(opts: OpsOptions): express.Router {
       errors.http(res, e);
       return;
     }
-    await serveMetrics(metrics, res);
+    await serveMetrics(metrics, errors, res);
   });
   return router;
 }
@@ -73,7 +80,7 @@ export function opsRoutes(opts: OpsOptions): express.Router {
 export async function startMetricsServer(opts: OpsOptions & { host: string; port: number }): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && pathOf(req) === '/metrics') {
-      serveMetrics(opts.metrics, res).catch(() => res.destroy());
+      serveMetrics(opts.metrics, opts.errors, res).catch(() => res.destroy());
       return;
     }
     opts.errors.http(res, { status: 404, code: 'NOT_FOUND', message: 'Only GET /metrics here' });

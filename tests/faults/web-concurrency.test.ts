@@ -74,6 +74,42 @@ describe('WEB_CONCURRENCY=2', () => {
     expect(childrenOf(service.proc.pid!)).toHaveLength(2);
   });
 
+  it('answers /metrics for the whole instance: every worker added up, whichever worker is scraped', async () => {
+    /** GET on a connection of its own: the cluster hands connections to the workers in turn. */
+    const get = (p: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        http
+          .get(`${service.url}${p}`, { agent: false, headers: { connection: 'close' } }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          })
+          .on('error', reject);
+      });
+    const notFound = (text: string) =>
+      Number(
+        /^http_request_duration_seconds_count\{area="other",method="GET",status="404"\} (\d+)$/m.exec(text)?.[1] ?? 0,
+      );
+    const sent = 30;
+    for (let i = 0; i < sent; i++) expect((await get(`/no-such-page-${i}`)).status).toBe(404);
+    // Both workers answered some of them (connections go round); every scrape, whichever worker
+    // takes it, counts all of them and says it added up two workers.
+    const scrapes = await Promise.all([get('/metrics'), get('/metrics'), get('/metrics'), get('/metrics')]);
+    for (const scrape of scrapes) {
+      expect(scrape.status).toBe(200);
+      expect(scrape.body).toMatch(/^instance_workers 2$/m);
+      expect(notFound(scrape.body)).toBe(sent);
+      // One help line per metric: the workers' series are merged, not listed twice.
+      expect(scrape.body.match(/^# HELP http_request_duration_seconds /gm)).toHaveLength(1);
+    }
+    // And no worker alone would have counted them all: each answered a share (its access log lines).
+    const shares = new Map<unknown, number>();
+    for (const line of logLines(service.output()))
+      if (String(line.path).startsWith('/no-such-page-')) shares.set(line.worker, (shares.get(line.worker) ?? 0) + 1);
+    expect(shares.size).toBe(2);
+    expect([...shares.values()].reduce((a, b) => a + b, 0)).toBe(sent);
+  });
+
   it('runs the explorer indexer once: one worker holds each network lock, and the index advances', async () => {
     const last = async () =>
       Number(
@@ -159,12 +195,26 @@ describe('WEB_CONCURRENCY=2', () => {
     const workers = childrenOf(group.proc.pid!);
     expect(workers).toContain(first!.pid);
     process.kill(first!.pid as number, 'SIGKILL');
+    // Scrapes of /metrics while the replacement starts: a worker still starting is not asked, and starts.
+    let scraping = true;
+    const statuses: number[] = [];
+    const scrapes = (async () => {
+      while (scraping) {
+        const res = await fetch(`${group.url}/metrics`).catch(() => null);
+        if (res) statuses.push(res.status);
+        await res?.text();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
     // Its locks go with its connections; a new worker with the background role takes them.
     const next = await waitFor(
       'a new background worker to index',
       () => indexing().find((l) => l.worker !== first!.worker),
       30_000,
-    );
+    ).finally(() => (scraping = false));
+    await scrapes;
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 200)).toBe(true);
     expect(next.pid).not.toBe(first!.pid);
     const now = childrenOf(group.proc.pid!);
     expect(now).toHaveLength(2);

@@ -13,18 +13,31 @@ export async function accountTransactions(
   network: Network,
   q: { address: string; start: number; end: number; sort: 'ASC' | 'DESC'; limit: number; skip: number },
 ): Promise<Row[]> {
+  // The page's positions are found first, each branch (from, to, created) reading at most
+  // skip + limit (≤ 10,000) positions from its own index alone; the UNION drops a transaction
+  // found twice (to itself). The rows, their block hash and cumulative gas are then read for the
+  // page only. One OR over the three columns made PostgreSQL walk the block index and read every
+  // row skipped by OFFSET: seconds for an address with many transactions (BENCHMARKS.md,
+  // "Chain-scale index").
+  const order = (t: string) => `${t}block_number ${q.sort}, ${t}transaction_index ${q.sort}`;
+  const branch = (column: string) =>
+    `(SELECT block_number, transaction_index FROM explorer_transactions
+       WHERE network = $1 AND ${column} = $2 AND block_number BETWEEN $3 AND $4
+       ORDER BY ${order('')} LIMIT $7)`;
   return (await ds.query(
     `SELECT t.*, b.hash AS block_hash,
        (SELECT sum(c.gas_used) FROM explorer_transactions c WHERE c.network = t.network
           AND c.block_number = t.block_number AND c.transaction_index <= t.transaction_index) AS cumulative_gas_used,
        (SELECT max(number) FROM explorer_blocks WHERE network = t.network) AS head
-     FROM explorer_transactions t
+     FROM (
+       SELECT * FROM (${branch('from_address')} UNION ${branch('to_address')} UNION ${branch('contract_address')}) matching
+       ORDER BY ${order('')} LIMIT $5 OFFSET $6
+     ) page
+     JOIN explorer_transactions t
+       ON t.network = $1 AND t.block_number = page.block_number AND t.transaction_index = page.transaction_index
      LEFT JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
-     WHERE t.network = $1 AND (t.from_address = $2 OR t.to_address = $2 OR t.contract_address = $2)
-       AND t.block_number BETWEEN $3 AND $4
-     ORDER BY t.block_number ${q.sort}, t.transaction_index ${q.sort}
-     LIMIT $5 OFFSET $6`,
-    [network, q.address, q.start, q.end, q.limit, q.skip],
+     ORDER BY ${order('t.')}`,
+    [network, q.address, q.start, q.end, q.limit, q.skip, q.skip + q.limit],
   )) as Row[];
 }
 

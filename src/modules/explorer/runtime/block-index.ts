@@ -377,7 +377,9 @@ export class BlockIndex {
 
   /**
    * Logs of the contract at `address` (lowercase) whose first topic is one of `topics`, after
-   * `after` and up to block `toBlock`, oldest first: one walk of explorer_logs_address_idx.
+   * `after` and up to block `toBlock`, oldest first: for each topic, one walk of
+   * explorer_logs_event_idx that stops after `limit` logs; the merge keeps the oldest. A rare event
+   * of a busy contract costs what a frequent one does.
    */
   async contractLogs(
     network: Network,
@@ -389,10 +391,16 @@ export class BlockIndex {
   ): Promise<StoredContractLog[]> {
     const rows: Row[] = await this.reads().query(
       `SELECT l.block_number, l.log_index, l.transaction_hash, l.topics, l.data, b.hash AS block_hash, b.timestamp
-       FROM explorer_logs l
+       FROM (SELECT DISTINCT unnest($6::text[]) AS topic) e
+       CROSS JOIN LATERAL (
+         SELECT x.network, x.block_number, x.log_index, x.transaction_hash, x.topics, x.data FROM explorer_logs x
+          WHERE x.network = $1 AND x.address = $2 AND x.topics[1] = e.topic
+            AND (x.block_number, x.log_index) > ($3::bigint, $4::int)
+            AND ($5::bigint IS NULL OR x.block_number <= $5::bigint)
+          ORDER BY x.block_number, x.log_index
+          LIMIT $7
+       ) l
        JOIN explorer_blocks b ON b.network = l.network AND b.number = l.block_number
-       WHERE l.network = $1 AND l.address = $2 AND (l.block_number, l.log_index) > ($3::bigint, $4::int)
-         AND ($5::bigint IS NULL OR l.block_number <= $5::bigint) AND l.topics[1] = ANY($6::text[])
        ORDER BY l.block_number, l.log_index
        LIMIT $7`,
       [network, address.toLowerCase(), after?.blockNumber ?? -1, after?.logIndex ?? -1, toBlock, topics, limit],

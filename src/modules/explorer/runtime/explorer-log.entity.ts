@@ -1,9 +1,11 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Network } from '../../../config';
 
-/** An event log of an indexed block. */
+/**
+ * An event log of an indexed block. Read by address and event through explorer_logs_event_idx
+ * (network, address, topics[1], block_number, log_index), an expression index the migrations make.
+ */
 @Entity('explorer_logs')
-@Index('explorer_logs_address_idx', ['network', 'address', 'blockNumber', 'logIndex'])
 export class ExplorerLogEntity {
   @PrimaryColumn({ type: 'text' })
   network!: Network;
