@@ -6,7 +6,10 @@
  * - unit: tests beside the code in src/
  * - integration: tests/ against the real service, PostgreSQL and dev chains
  * - besu: the gateway, deploy, faucet, explorer and JSON-RPC door tests again, behind Besu-faithful fronts
- *   (TEST_RPC_FRONT=besu, tests/kit/besu-node.ts)
+ *   (TEST_RPC_FRONT=besu, tests/kit/besu-node.ts): only their blocks whose behaviour differs behind
+ *   Besu (fees and gas prices, the node's refusals and words, receipts, validators, the node's
+ *   authentication and WebSocket); those the fronts cannot change are `describeAnyFront`/`itAnyFront`
+ *   (tests/kit/stack.ts), skipped here
  * - serial: tests that prove wall-clock bounds (a request answered within 1 s, a compile within
  *   5 s) or start the service with its zero-config defaults (embedded PostgreSQL on its default
  *   port); other workers sharing the cores would make them fail for reasons not their own
@@ -37,7 +40,10 @@ const SERIAL = [
   'src/modules/explorer/runtime/chain-watcher.test.ts',
 ];
 
-/** The tests that run a second time behind the Besu-faithful fronts. */
+/**
+ * The tests that run a second time behind the Besu-faithful fronts, in their blocks that differ
+ * behind Besu (the others are marked `describeAnyFront`/`itAnyFront`).
+ */
 const BESU = [
   'tests/gateway.test.ts',
   'tests/contracts.test.ts',

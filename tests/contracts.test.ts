@@ -4,7 +4,7 @@ import { fund, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { issueDeveloperCertificate, login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, PICKY_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { startStack, type Stack, sqlRows } from './kit/stack';
+import { describeAnyFront, itAnyFront, startStack, type Stack, sqlRows } from './kit/stack';
 
 const ADMIN_SERIAL = 'IINADMIN000001';
 let stack: Stack;
@@ -26,7 +26,7 @@ const rows = <T>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text
 const deploy = (body: Record<string, unknown>, token = dev.token) =>
   api.post('/api/devportal/contracts/deploy', body, { token });
 
-describe('compile', () => {
+describeAnyFront('compile', () => {
   it('compiles an OpenZeppelin ERC-20 with solc 0.8.20 for paris, without PUSH0', async () => {
     const res = await api.post('/api/devportal/contracts/compile', { source: TOKEN_SOURCE });
     expect(res.status).toBe(201);
@@ -172,7 +172,7 @@ describe('deploy on testnet', () => {
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 
-  it('refuses bad constructor arguments with 400 INVALID_ARGUMENT', async () => {
+  itAnyFront('refuses bad constructor arguments with 400 INVALID_ARGUMENT', async () => {
     const res = await deploy({ source: PICKY_SOURCE, constructorArgs: ['not a number', 'x'] });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('INVALID_ARGUMENT');
@@ -216,7 +216,7 @@ describe('deploy on testnet', () => {
     expect(addresses.size).toBe(10);
   });
 
-  it('pages through contracts created within one millisecond without skipping or repeating any', async () => {
+  itAnyFront('pages through contracts created within one millisecond without skipping or repeating any', async () => {
     const owner = await login(api, stack.ca);
     // A mainnet deploy waits for approval: a contract row without funds or a chain.
     const first = await deploy({ source: COUNTER_SOURCE, network: 'mainnet' }, owner.token);
@@ -246,7 +246,7 @@ describe('deploy on testnet', () => {
     expect(seen[0]).toBe(first.body.id);
   });
 
-  it('lists the developer’s contracts with filters and pages', async () => {
+  itAnyFront('lists the developer’s contracts with filters and pages', async () => {
     const project = await api.post('/api/devportal/projects', { name: 'Filed' }, { token: dev.token });
     const filed = await deploy({ source: COUNTER_SOURCE, projectId: project.body.id });
     expect(filed.body.projectId).toBe(project.body.id);
@@ -278,7 +278,7 @@ describe('deploy on testnet', () => {
     expect(foreignProject.status).toBe(404);
   });
 
-  it('answers 404 for unknown or malformed contract ids', async () => {
+  itAnyFront('answers 404 for unknown or malformed contract ids', async () => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'nope', "1'; DROP TABLE contracts;--"]) {
       const res = await api.get(`/api/devportal/contracts/${encodeURIComponent(id)}`);
       expect(res.status).toBe(404);
@@ -378,7 +378,7 @@ describe('mainnet approval', () => {
   });
 });
 
-describe('gateway registration and specifications', () => {
+describeAnyFront('gateway registration and specifications', () => {
   it('registers deployed contracts only, for their owner, idempotently', async () => {
     const compiled = await deploy({ network: 'mainnet', source: COUNTER_SOURCE });
     const notDeployed = await api.post(

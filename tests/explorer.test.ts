@@ -18,7 +18,7 @@ import WebSocket from 'ws';
 import { BlockIndex } from '../src/modules/explorer';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
-import { startStack, type Stack } from './kit/stack';
+import { describeAnyFront, itAnyFront, startStack, type Stack } from './kit/stack';
 
 // solc has no type declarations; it is only used here to build the test contracts.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -309,7 +309,7 @@ describe('block index', () => {
     expect(r.ping!.logs).toHaveLength(1);
   });
 
-  it('decodes calls to portal contracts, and only those', async () => {
+  itAnyFront('decodes calls to portal contracts, and only those', async () => {
     const ping = await api.get(`/api/explorer/tx/${r.ping!.hash}`);
     expect(ping.body.transaction.method).toEqual({
       name: 'ping',
@@ -330,7 +330,7 @@ describe('block index', () => {
     expect(plain.body.transaction).not.toHaveProperty('method');
   });
 
-  it('says found: false for unknown hashes, keeps networks apart, and refuses malformed hashes', async () => {
+  itAnyFront('says found: false for unknown hashes, keeps networks apart, and refuses malformed hashes', async () => {
     const unknown = await api.get(`/api/explorer/tx/0x${'ab'.repeat(32)}`);
     expect(unknown.status).toBe(200);
     expect(unknown.body).toStrictEqual({ found: false });
@@ -348,7 +348,7 @@ describe('block index', () => {
   });
 });
 
-describe('blocks', () => {
+describeAnyFront('blocks', () => {
   it('serves a block by number, hash and latest, as the node has it', async () => {
     const n = r.ping!.blockNumber;
     const node = (await main.getBlock(n))!;
@@ -443,7 +443,7 @@ describe('network status', () => {
   });
 });
 
-describe('addresses', () => {
+describeAnyFront('addresses', () => {
   it('lists activity from the index with directions, statuses and method names, newest first', async () => {
     const res = await api.get(`/api/explorer/address/${A.address.toLowerCase()}`);
     expect(res.status).toBe(200);
@@ -537,7 +537,7 @@ describe('addresses', () => {
   });
 });
 
-describe('search', () => {
+describeAnyFront('search', () => {
   const search = (q: string, network = 'mainnet') =>
     api.get(`/api/explorer/search?q=${encodeURIComponent(q)}&network=${network}`);
 
@@ -585,7 +585,7 @@ describe('search', () => {
   });
 });
 
-describe('verified assets', () => {
+describeAnyFront('verified assets', () => {
   it('lists approved mainnet tokens whose code matches, with name, symbol and decimals', async () => {
     const res = await api.get('/api/explorer/verified-assets/recent');
     expect(res.status).toBe(200);
@@ -649,7 +649,7 @@ describe('verified assets', () => {
   });
 });
 
-describe('GraphQL', () => {
+describeAnyFront('GraphQL', () => {
   it('serves the same objects as REST, and error codes in extensions', async () => {
     const rest = await api.get(`/api/explorer/block/${r.ping!.blockNumber}`);
     const gql = await api.graphql(
@@ -740,42 +740,46 @@ describe('live blocks over graphql-ws', () => {
     }
   });
 
-  it('feeds 200 concurrent subscribers the same blocks, without gaps', async () => {
-    const clients = Array.from({ length: 200 }, () => wsClient());
-    try {
-      // Each collects until 2 blocks after the last subscriber's first: all 200 then saw at least 3
-      // blocks together, however long opening them took on a busy machine.
-      let until = Number.POSITIVE_INFINITY;
-      const subs = clients.map((ws) => collect(ws, 'mainnet', () => until));
-      await Promise.all(subs.map((s) => s.first));
-      const lastFirst = Math.max(...subs.map((s) => s.blocks[0]!.block.number));
-      until = lastFirst + 2;
-      subs.forEach((s) => s.recheck());
-      const results = await Promise.all(subs.map((s) => s.done));
-      subs.forEach((s) => s.stop());
-      // Subscriptions start at slightly different moments: each sees 3 consecutive blocks, and a block
-      // seen by several subscribers is the same object for all.
-      const byNumber = new Map<number, string>();
-      for (const res of results) {
-        const numbers = res.map((x) => x.block.number);
-        for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBe(numbers[i - 1]! + 1);
-        for (const { block } of res) {
-          const json = JSON.stringify(block);
-          expect(byNumber.get(block.number) ?? json).toBe(json);
-          byNumber.set(block.number, json);
+  itAnyFront(
+    'feeds 200 concurrent subscribers the same blocks, without gaps',
+    async () => {
+      const clients = Array.from({ length: 200 }, () => wsClient());
+      try {
+        // Each collects until 2 blocks after the last subscriber's first: all 200 then saw at least 3
+        // blocks together, however long opening them took on a busy machine.
+        let until = Number.POSITIVE_INFINITY;
+        const subs = clients.map((ws) => collect(ws, 'mainnet', () => until));
+        await Promise.all(subs.map((s) => s.first));
+        const lastFirst = Math.max(...subs.map((s) => s.blocks[0]!.block.number));
+        until = lastFirst + 2;
+        subs.forEach((s) => s.recheck());
+        const results = await Promise.all(subs.map((s) => s.done));
+        subs.forEach((s) => s.stop());
+        // Subscriptions start at slightly different moments: each sees 3 consecutive blocks, and a block
+        // seen by several subscribers is the same object for all.
+        const byNumber = new Map<number, string>();
+        for (const res of results) {
+          const numbers = res.map((x) => x.block.number);
+          for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBe(numbers[i - 1]! + 1);
+          for (const { block } of res) {
+            const json = JSON.stringify(block);
+            expect(byNumber.get(block.number) ?? json).toBe(json);
+            byNumber.set(block.number, json);
+          }
         }
+        // All 200 were live together: each saw the same blocks lastFirst .. lastFirst + 2, gap-free.
+        for (const res of results) {
+          const numbers = res.map((x) => x.block.number);
+          for (let n = lastFirst; n <= lastFirst + 2; n++) expect(numbers).toContain(n);
+        }
+      } finally {
+        await Promise.all(clients.map((ws) => ws.dispose()));
       }
-      // All 200 were live together: each saw the same blocks lastFirst .. lastFirst + 2, gap-free.
-      for (const res of results) {
-        const numbers = res.map((x) => x.block.number);
-        for (let n = lastFirst; n <= lastFirst + 2; n++) expect(numbers).toContain(n);
-      }
-    } finally {
-      await Promise.all(clients.map((ws) => ws.dispose()));
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 
-  it('replays a burst of blocks in order, and drops only a subscriber that does not read', async () => {
+  itAnyFront('replays a burst of blocks in order, and drops only a subscriber that does not read', async () => {
     const explorer = stack.app.services.explorer;
     const slow = explorer.blocks.subscribeLiveBlocks(null)[Symbol.asyncIterator]();
     const fast = explorer.blocks.subscribeLiveBlocks(null)[Symbol.asyncIterator]();

@@ -4,7 +4,7 @@ import { Client as PgClient } from 'pg';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
-import { startStack, type Stack, sqlRows } from './kit/stack';
+import { describeAnyFront, itAnyFront, startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;
@@ -20,7 +20,7 @@ afterAll(async () => {
 const count = async (text: string, params: unknown[]) =>
   Number((await sqlRows<{ n: string }>(stack, text, params))[0]!.n);
 
-describe('wallet balance', () => {
+describeAnyFront('wallet balance', () => {
   it('reads the balance of any address on either network, testnet by default', async () => {
     const funded = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
     const res = await api.get(`/api/devportal/wallets/${funded.toLowerCase()}/balance`);
@@ -181,7 +181,7 @@ describe('faucet', () => {
     expect(graphql.body.data.faucetDrip).toEqual({ to: recipient, dripsUsedToday: 3 });
   });
 
-  it('is testnet only and needs a developer token', async () => {
+  itAnyFront('is testnet only and needs a developer token', async () => {
     const main = await api.post('/api/devportal/faucet/drip', { network: 'mainnet' }, { token: dev.token });
     expect(main.status).toBe(400);
     expect(main.body.error.code).toBe('FAUCET_TESTNET_ONLY');
@@ -191,7 +191,7 @@ describe('faucet', () => {
     expect(bad.body.error.code).toBe('INVALID_NETWORK');
   });
 
-  it('shows transfers in and out that the service did not send, from the explorer index', async () => {
+  itAnyFront('shows transfers in and out that the service did not send, from the explorer index', async () => {
     const me = await login(api, stack.ca);
     const sender = new Wallet(ANVIL_KEYS[2]!, providerOf(stack, 'testnet'));
     const tx = await sender.sendTransaction({ to: me.walletAddress, value: parseEther('1.5') });
@@ -216,7 +216,7 @@ describe('faucet', () => {
     expect(item).not.toHaveProperty('method');
   });
 
-  it('guards the wallet history: own id only, valid cursors and limits', async () => {
+  itAnyFront('guards the wallet history: own id only, valid cursors and limits', async () => {
     const other = await login(api, stack.ca);
     const path = (id: string, q = '') => `/api/devportal/developers/${id}/wallet-history${q}`;
     expect((await api.get(path(other.developerId), { token: dev.token })).status).toBe(403);

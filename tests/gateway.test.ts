@@ -8,7 +8,7 @@ import { burstsUntilLimited, deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { COUNTER_SOURCE, KITCHEN_SOURCE, ONCE_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { startStack, type Stack, sqlRows } from './kit/stack';
+import { describeAnyFront, itAnyFront, startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;
@@ -42,7 +42,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe('API keys', () => {
+describeAnyFront('API keys', () => {
   it('issues a svc_ key shown once, stores only its hash and prefix, and lists it without secrets', async () => {
     const created = await api.post(
       `/api/devportal/developers/${dev.developerId}/api-keys`,
@@ -136,7 +136,7 @@ describe('API keys', () => {
   });
 });
 
-describe('gateway access rules, in order', () => {
+describeAnyFront('gateway access rules, in order', () => {
   it('answers each failed check with its code', async () => {
     const other = await login(api, stack.ca);
     await api.post('/api/devportal/faucet/drip', {}, { token: other.token });
@@ -178,7 +178,7 @@ describe('gateway access rules, in order', () => {
   });
 });
 
-describe('query', () => {
+describeAnyFront('query', () => {
   it('reads every common ABI type as JSON', async () => {
     const expectations: Array<[string, unknown]> = [
       ['negative', '-123456789012345678901234567890'],
@@ -372,31 +372,34 @@ describe('invoke', () => {
     expect((await invoke(kitchen.id, 'pay', { value: '-1' })).status).toBe(400);
   });
 
-  it('refuses a value or gas limit sent as a JSON number that is not a safe integer, sending nothing', async () => {
-    const provider = providerOf(stack, 'testnet');
-    const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
-    // 10000000000000000001 parses as 1e19: stringified, it would send 1 wei less than asked.
-    for (const [field, raw] of [
-      ['value', '{"value": 10000000000000000001}'],
-      ['gasLimit', '{"gasLimit": 1e21}'],
-      ['value', '{"value": 0.5}'],
-    ] as const) {
-      const res = await api.call('POST', `/api/devportal/contracts/${kitchen.id}/invoke/pay`, undefined, {
+  itAnyFront(
+    'refuses a value or gas limit sent as a JSON number that is not a safe integer, sending nothing',
+    async () => {
+      const provider = providerOf(stack, 'testnet');
+      const nonceBefore = await provider.getTransactionCount(dev.walletAddress);
+      // 10000000000000000001 parses as 1e19: stringified, it would send 1 wei less than asked.
+      for (const [field, raw] of [
+        ['value', '{"value": 10000000000000000001}'],
+        ['gasLimit', '{"gasLimit": 1e21}'],
+        ['value', '{"value": 0.5}'],
+      ] as const) {
+        const res = await api.call('POST', `/api/devportal/contracts/${kitchen.id}/invoke/pay`, undefined, {
+          apiKey: key,
+          raw,
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
+        expect(res.body.error.message).toMatch(new RegExp(`^${field} must be a decimal string`));
+      }
+      expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonceBefore);
+      // A safe integer is still taken as the number it is.
+      const safe = await api.call('POST', `/api/devportal/contracts/${kitchen.id}/invoke/pay`, undefined, {
         apiKey: key,
-        raw,
+        raw: '{"value": 1000}',
       });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
-      expect(res.body.error.message).toMatch(new RegExp(`^${field} must be a decimal string`));
-    }
-    expect(await provider.getTransactionCount(dev.walletAddress)).toBe(nonceBefore);
-    // A safe integer is still taken as the number it is.
-    const safe = await api.call('POST', `/api/devportal/contracts/${kitchen.id}/invoke/pay`, undefined, {
-      apiKey: key,
-      raw: '{"value": 1000}',
-    });
-    expect(safe.status).toBe(201);
-  });
+      expect(safe.status).toBe(201);
+    },
+  );
 
   it('sends once for repeated requests with the same Idempotency-Key', async () => {
     const provider = providerOf(stack, 'testnet');
@@ -441,7 +444,7 @@ describe('several instances on one database', () => {
     await sibling?.stop();
   });
 
-  it('refuses a revoked key on the other instance from the very next request', async () => {
+  itAnyFront('refuses a revoked key on the other instance from the very next request', async () => {
     const siblingApi = client(sibling.url);
     const k = await newKey(api, dev);
     const call = (c: Client) =>
@@ -471,7 +474,7 @@ describe('several instances on one database', () => {
   });
 });
 
-describe('rate limit', () => {
+describeAnyFront('rate limit', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the per-key limit', async () => {
     const k = (await newKey(api, dev)).apiKey;
     // 100 per second per key: bursts of 250 until one is limited. However long that takes, at
@@ -488,7 +491,7 @@ describe('rate limit', () => {
   });
 });
 
-describe('analytics', () => {
+describeAnyFront('analytics', () => {
   it('counts exactly the calls made, by day, contract, key and method', async () => {
     const a = await login(api, stack.ca);
     await api.post('/api/devportal/faucet/drip', {}, { token: a.token });
@@ -599,7 +602,7 @@ describe('GraphQL', () => {
     expect(denied.body.errors[0].extensions.code).toBe('INVALID_API_KEY');
   });
 
-  it('refuses a REST invoke exactly as the GraphQL field does, and sends nothing', async () => {
+  itAnyFront('refuses a REST invoke exactly as the GraphQL field does, and sends nothing', async () => {
     const [before] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM chain_transactions');
     const calls: Array<[string, Record<string, unknown>]> = [
       ['flag', { args: [] }],
@@ -631,7 +634,7 @@ describe('GraphQL', () => {
     expect(after!.n).toBe(before!.n);
   });
 
-  it('answers a REST query exactly as the GraphQL field does, result or error', async () => {
+  itAnyFront('answers a REST query exactly as the GraphQL field does, result or error', async () => {
     // REST serves the gateway's routes with the field's operation run straight from express:
     // whatever the input, the outcome must be the field's.
     const calls: Array<[string, string, unknown]> = [
@@ -680,7 +683,7 @@ describe('GraphQL', () => {
   });
 });
 
-describe('REST gateway routes before and behind express', () => {
+describeAnyFront('REST gateway routes before and behind express', () => {
   // The HTTP server serves the exact gateway paths itself and leaves variants (a trailing slash,
   // a compressed body) to express; both run the same operation and must answer alike.
   const variants = async (method: string, body: string, headers: Record<string, string> = {}) => {

@@ -15,7 +15,7 @@ import { login, type LoggedIn } from './kit/login';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { startStack, type Stack } from './kit/stack';
+import { describeAnyFront, itAnyFront, startStack, type Stack } from './kit/stack';
 
 // The JSON-RPC door (docs/api.md, "JSON-RPC door") driven by the clients teams use: viem, ethers
 // and foundry's cast, against the running service and real anvil chains.
@@ -152,7 +152,7 @@ describe('viem over HTTP', () => {
   });
 });
 
-describe('reads at the head', () => {
+describeAnyFront('reads at the head', () => {
   it('answers balance, code and nonce at latest from the read cache, fresh after the next block', async () => {
     // Served by the read cache: from a block's answers, or uncached at latest while the head is stale.
     const hits = async () => {
@@ -208,7 +208,7 @@ describe('ethers v6 JsonRpcProvider', () => {
   });
 });
 
-describe('cast', () => {
+describeAnyFront('cast', () => {
   it('answers chain-id, block-number, balance and call', async () => {
     const url = rpcUrl(readKey);
     const cast = async (...args: string[]) =>
@@ -222,7 +222,7 @@ describe('cast', () => {
 });
 
 describe('refusals', () => {
-  it('a method outside the set is -32601 naming it, in a 200 answer', async () => {
+  itAnyFront('a method outside the set is -32601 naming it, in a 200 answer', async () => {
     for (const method of ['admin_peers', 'debug_traceTransaction', 'personal_sign', 'eth_sign', 'txpool_content']) {
       const res = await raw(call(method), { key: readKey });
       expect(res.status).toBe(200);
@@ -236,7 +236,7 @@ describe('refusals', () => {
     expect((await raw(call('eth_subscribe', ['newHeads']), { key: readKey })).body.error.code).toBe(-32601);
   });
 
-  it('no key, an unknown or a revoked key is HTTP 401 with error -32001', async () => {
+  itAnyFront('no key, an unknown or a revoked key is HTTP 401 with error -32001', async () => {
     const none = await raw(call('eth_blockNumber'));
     expect(none.status).toBe(401);
     expect(none.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001 } });
@@ -252,7 +252,7 @@ describe('refusals', () => {
     expect(bearer.body).toEqual({ jsonrpc: '2.0', id: 1, result: '0x4647' });
   });
 
-  it('a read key cannot send (-32003); nothing reaches the chain', async () => {
+  itAnyFront('a read key cannot send (-32003); nothing reaches the chain', async () => {
     const wallet = new EthersWallet(ANVIL_KEYS[1]!);
     const nonce = await providerOf(stack, 'testnet').getTransactionCount(wallet.address);
     const signed = await wallet.signTransaction({
@@ -268,59 +268,70 @@ describe('refusals', () => {
     expect(await providerOf(stack, 'testnet').getTransactionCount(wallet.address)).toBe(nonce);
   });
 
-  it('mainnet takes no contract creation and no other target than the developer’s deployed contracts', async () => {
-    const wallet = new EthersWallet(ANVIL_KEYS[1]!);
-    const creation = await wallet.signTransaction({
-      data: '0x6080',
-      nonce: 0,
-      gasLimit: 100_000n,
-      gasPrice: 10_000_000_000n,
-      chainId: 1991n,
-    });
-    const transfer = await wallet.signTransaction({
-      to: wallet.address,
-      value: 1n,
-      nonce: 0,
-      gasLimit: 21_000n,
-      gasPrice: 10_000_000_000n,
-      chainId: 1991n,
-    });
-    for (const signed of [creation, transfer]) {
-      const res = await raw(call('eth_sendRawTransaction', [signed]), { key: writeKey, network: 'mainnet' });
-      expect(res.body.error).toEqual({ code: -32003, message: "mainnet deployments go through the portal's approval" });
-    }
-    expect(await providerOf(stack, 'mainnet').getTransactionCount(wallet.address)).toBe(0);
-  });
+  itAnyFront(
+    'mainnet takes no contract creation and no other target than the developer’s deployed contracts',
+    async () => {
+      const wallet = new EthersWallet(ANVIL_KEYS[1]!);
+      const creation = await wallet.signTransaction({
+        data: '0x6080',
+        nonce: 0,
+        gasLimit: 100_000n,
+        gasPrice: 10_000_000_000n,
+        chainId: 1991n,
+      });
+      const transfer = await wallet.signTransaction({
+        to: wallet.address,
+        value: 1n,
+        nonce: 0,
+        gasLimit: 21_000n,
+        gasPrice: 10_000_000_000n,
+        chainId: 1991n,
+      });
+      for (const signed of [creation, transfer]) {
+        const res = await raw(call('eth_sendRawTransaction', [signed]), { key: writeKey, network: 'mainnet' });
+        expect(res.body.error).toEqual({
+          code: -32003,
+          message: "mainnet deployments go through the portal's approval",
+        });
+      }
+      expect(await providerOf(stack, 'mainnet').getTransactionCount(wallet.address)).toBe(0);
+    },
+  );
 
-  it('a key restricted to a contract reads only that contract (-32602 otherwise); chain reads stay allowed', async () => {
-    const narrow = (await newKey(api, dev, { name: 'narrow', scopes: ['read'], contractId: token.id })).apiKey;
-    const viem = viemClient(narrow);
-    const abi = viemLib.parseAbi([
-      'function totalSupply() view returns (uint256)',
-      'function count() view returns (uint256)',
-    ]);
-    expect(await viem.readContract({ address: token.address as `0x${string}`, abi, functionName: 'totalSupply' })).toBe(
-      1_000_000n,
-    );
-    const other = await raw(call('eth_call', [{ to: counter.address, data: '0x06661abd' }, 'latest']), { key: narrow });
-    expect(other.body.error.code).toBe(-32602);
-    const logsOfAll = await raw(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]), { key: narrow });
-    expect(logsOfAll.body.error.code).toBe(-32602);
-    const logsOfToken = await raw(
-      call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: token.address }]),
-      {
+  itAnyFront(
+    'a key restricted to a contract reads only that contract (-32602 otherwise); chain reads stay allowed',
+    async () => {
+      const narrow = (await newKey(api, dev, { name: 'narrow', scopes: ['read'], contractId: token.id })).apiKey;
+      const viem = viemClient(narrow);
+      const abi = viemLib.parseAbi([
+        'function totalSupply() view returns (uint256)',
+        'function count() view returns (uint256)',
+      ]);
+      expect(
+        await viem.readContract({ address: token.address as `0x${string}`, abi, functionName: 'totalSupply' }),
+      ).toBe(1_000_000n);
+      const other = await raw(call('eth_call', [{ to: counter.address, data: '0x06661abd' }, 'latest']), {
         key: narrow,
-      },
-    );
-    // OwnershipTransferred and the minting Transfer, both of the token.
-    expect(logsOfToken.body.result.map((l: any) => l.address)).toEqual([
-      token.address.toLowerCase(),
-      token.address.toLowerCase(),
-    ]);
-    expect(Number(await viem.getBlockNumber())).toBeGreaterThan(0);
-  });
+      });
+      expect(other.body.error.code).toBe(-32602);
+      const logsOfAll = await raw(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]), { key: narrow });
+      expect(logsOfAll.body.error.code).toBe(-32602);
+      const logsOfToken = await raw(
+        call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: token.address }]),
+        {
+          key: narrow,
+        },
+      );
+      // OwnershipTransferred and the minting Transfer, both of the token.
+      expect(logsOfToken.body.result.map((l: any) => l.address)).toEqual([
+        token.address.toLowerCase(),
+        token.address.toLowerCase(),
+      ]);
+      expect(Number(await viem.getBlockNumber())).toBeGreaterThan(0);
+    },
+  );
 
-  it('eth_getLogs over 5,000 blocks is -32005 naming the limit', async () => {
+  itAnyFront('eth_getLogs over 5,000 blocks is -32005 naming the limit', async () => {
     const res = await raw(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1388' }]), { key: readKey });
     expect(res.body.error.code).toBe(-32005);
     expect(res.body.error.message).toContain('5000');
@@ -361,7 +372,7 @@ describe('refusals', () => {
   });
 });
 
-describe('bookkeeping', () => {
+describeAnyFront('bookkeeping', () => {
   it('never logs a key given in the path', () => {
     const all = logLines.join('\n');
     expect(all).toContain('/rpc/testnet/[redacted]');
@@ -432,7 +443,7 @@ describe('WebSocket', () => {
     await viem.transport.getRpcClient?.().then((rpc: { close(): void }) => rpc.close());
   }, 60_000);
 
-  it('refuses a logs filter too large or malformed to share (-32602)', async () => {
+  itAnyFront('refuses a logs filter too large or malformed to share (-32602)', async () => {
     const WebSocket = (await import('ws')).default;
     const socket = new WebSocket(wsUrl(readKey));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
