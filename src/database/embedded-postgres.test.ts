@@ -165,7 +165,11 @@ asRoot('a data directory the postgres user cannot reach (running as root)', () =
 
   it('finds the closed parent directory', () => {
     expect(closedAncestor(dataDir)).toBe(closed);
-    expect(closedAncestor(path.join(tmpdir(), 'x', 'y'))).toBeUndefined();
+    // A path not made yet under an open directory (whatever else the machine's /tmp holds).
+    const open = mkdtempSync(path.join(tmpdir(), 'open-'));
+    chmodSync(open, 0o755);
+    expect(closedAncestor(path.join(open, 'x', 'y'))).toBeUndefined();
+    rmSync(open, { recursive: true, force: true });
   });
 
   it('keeps the cluster where the postgres user can reach it, linked from DATA_DIR, and finds it again', async () => {
