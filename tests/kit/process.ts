@@ -26,11 +26,16 @@ const OUTPUT_KEPT = 256 * 1024;
 /**
  * Starts the built service as its own process with `env`, and waits until /readyz answers 200. A
  * start that fails because its port was taken in the meantime is tried again on another port.
+ * `onSpawn` is handed the process as soon as it exists (a test that kills it while it starts).
  */
-export async function spawnService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  onSpawn?: (proc: ChildProcess) => void,
+): Promise<ServiceProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnServiceOnce(env, timeoutMs);
+      return await spawnServiceOnce(env, timeoutMs, onSpawn);
     } catch (e) {
       if (attempt >= 3 || !(e instanceof PortTaken)) throw e;
     }
@@ -40,7 +45,11 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
 /** The service exited at start-up because another process took its port first. */
 class PortTaken extends Error {}
 
-async function spawnServiceOnce(env: Record<string, string>, timeoutMs: number): Promise<ServiceProcess> {
+async function spawnServiceOnce(
+  env: Record<string, string>,
+  timeoutMs: number,
+  onSpawn: ((proc: ChildProcess) => void) | undefined,
+): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'devportal-proc-'));
   const port = await freePort();
   const proc = spawn(process.execPath, [MAIN], {
@@ -58,6 +67,7 @@ async function spawnServiceOnce(env: Record<string, string>, timeoutMs: number):
       PORT: String(port),
     },
   });
+  onSpawn?.(proc);
   let out = '';
   const keep = (d: Buffer) => {
     out += d.toString();
