@@ -71,6 +71,8 @@ async function main(): Promise<void> {
     const noKeys = {
       authenticate: () => Promise.reject(new Error('no API keys in this benchmark')),
       countDaily: () => Promise.resolve(),
+      authenticateNow: () => undefined,
+      countDailyNow: () => false,
     };
     // A session per call, as each request has its own.
     const session = () => new Session({ bearer: token }, '127.0.0.1', auth, noKeys);

@@ -264,7 +264,7 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
       metrics,
       readiness,
       rpc: {
-        answer: async (network, body, parsed, ctx) => {
+        answer: (network, body, parsed, ctx) => {
           if (!isNetwork(network)) {
             return {
               status: 404,

@@ -130,8 +130,13 @@ export class Authority {
    * unless the HTTP edge already charged this request to that developer.
    */
   async countRequest(developerId: string, creds: Credentials): Promise<void> {
-    if (creds.chargedTo === developerId) return;
+    if (this.requestCounted(developerId, creds)) return;
     await this.developerLimit?.consume(developerId);
+  }
+
+  /** Whether countRequest has nothing to count: the edge charged the request to the developer, or no budget is set. */
+  requestCounted(developerId: string, creds: Credentials): boolean {
+    return creds.chargedTo === developerId || this.developerLimit === undefined || !this.developerLimit.enabled;
   }
 
   /** The developer behind a valid JWT; 401 for none, a malformed, forged or expired one, or an API key. */
@@ -242,12 +247,17 @@ export class Authority {
    * the call is named (a gateway method's name and signature, or a JSON-RPC method).
    */
   requireKeyMethod(principal: ApiKeyPrincipal, names: readonly string[]): void {
-    const allowed = principal.policies.allowedMethods;
-    if (allowed && !names.some((n) => allowed.includes(n))) {
+    if (!this.allowsKeyMethod(principal, names)) {
       throw new AppError('KEY_POLICY_DENIED', 'The API key may not call this method', {
         policy: 'method',
         method: names[0],
       });
     }
+  }
+
+  /** Whether the key's method policy lets it call a method of these names (requireKeyMethod without the error). */
+  allowsKeyMethod(principal: ApiKeyPrincipal, names: readonly string[]): boolean {
+    const allowed = principal.policies.allowedMethods;
+    return !allowed || names.some((n) => allowed.includes(n));
   }
 }

@@ -36,6 +36,8 @@ describe('Session', () => {
         return principal;
       },
       countDaily: async () => undefined,
+      authenticateNow: () => undefined,
+      countDailyNow: () => false,
     };
     return { session: new Session({ bearer: 't', apiKey: 'svc_x' }, '203.0.113.1', authority, keys), checks };
   }

@@ -7,6 +7,10 @@ export interface ApiKeyAuthenticator {
   authenticate(creds: Credentials): Promise<ApiKeyPrincipal>;
   /** Counts one request of the key against its daily quota (429 RATE_LIMITED past it). */
   countDaily(principal: ApiKeyPrincipal): Promise<void>;
+  /** authenticate when it needs no waiting (a key checked before, its request counted); else undefined. */
+  authenticateNow(creds: Credentials): ApiKeyPrincipal | undefined;
+  /** countDaily when it needs no waiting (the key has no daily quota): true once counted, else false. */
+  countDailyNow(principal: ApiKeyPrincipal): boolean;
 }
 
 /**
@@ -18,6 +22,8 @@ export interface ApiKeyAuthenticator {
 export class Session {
   private developerCheck?: Promise<DeveloperEntity>;
   private apiKeyCheck?: Promise<ApiKeyPrincipal>;
+  /** The principal once known without waiting (apiKeyNow). */
+  private apiKeyKnown?: ApiKeyPrincipal;
 
   constructor(
     readonly credentials: Credentials,
@@ -67,6 +73,34 @@ export class Session {
       return principal;
     });
     return this.apiKeyCheck;
+  }
+
+  /**
+   * apiKey, when it is decided without waiting: the principal of a key this instance has checked
+   * before and that this request may use; undefined when only apiKey can tell (a refusal included).
+   */
+  apiKeyNow(): ApiKeyPrincipal | undefined {
+    if (this.apiKeyKnown !== undefined || this.apiKeyCheck !== undefined) return this.apiKeyKnown;
+    const principal = this.apiKeys.authenticateNow(this.credentials);
+    if (principal === undefined) return undefined;
+    try {
+      this.authority.requireKeyRequest(principal, { origin: this.credentials.origin, clientIp: this.clientIp });
+    } catch (e) {
+      this.apiKeyCheck = Promise.reject(e as Error);
+      this.apiKeyCheck.catch(() => undefined);
+      return undefined;
+    }
+    this.apiKeyKnown = principal;
+    this.apiKeyCheck = Promise.resolve(principal);
+    return principal;
+  }
+
+  /**
+   * keyCall, when it is decided without waiting: true once the call is allowed by the key's method
+   * policy and counted (the key has no daily quota); false, nothing counted, when only keyCall can tell.
+   */
+  keyCallNow(principal: ApiKeyPrincipal, names: readonly string[]): boolean {
+    return this.authority.allowsKeyMethod(principal, names) && this.apiKeys.countDailyNow(principal);
   }
 
   /**

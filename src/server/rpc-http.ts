@@ -19,8 +19,16 @@ export interface RpcDoorAnswer {
 }
 
 export interface RpcHttpOptions {
-  /** Answers one request's body (`parsed: false`: not JSON) on `network` as the path names it. */
-  answer: (network: string, body: unknown, parsed: boolean, ctx: RequestContext) => Promise<RpcDoorAnswer>;
+  /**
+   * Answers one request's body (`parsed: false`: not JSON) on `network` as the path names it; at
+   * once when nothing needs waiting for (a read the cache holds).
+   */
+  answer: (
+    network: string,
+    body: unknown,
+    parsed: boolean,
+    ctx: RequestContext,
+  ) => RpcDoorAnswer | Promise<RpcDoorAnswer>;
   contexts: RequestContexts;
   errors: ErrorFaces;
   begin: BeginRequest;
@@ -69,14 +77,18 @@ export function withRpcDoor(opts: RpcHttpOptions): Step {
       } catch {
         parsed = false;
       }
-      const ctx = opts.contexts.forHttp(requestId, req);
-      opts.answer(door.network, body, parsed, ctx).then(
-        (a) => write(res, a.status, a.body, a.headers),
-        (err: unknown) => {
-          const e = opts.errors.publicError(err, requestId);
-          write(res, e.status, jsonRpcError(-32603, e.message), e.headers);
-        },
-      );
+      const failed = (err: unknown) => {
+        const e = opts.errors.publicError(err, requestId);
+        write(res, e.status, jsonRpcError(-32603, e.message), e.headers);
+      };
+      let answer: RpcDoorAnswer | Promise<RpcDoorAnswer>;
+      try {
+        answer = opts.answer(door.network, body, parsed, opts.contexts.forHttp(requestId, req));
+      } catch (err) {
+        return failed(err);
+      }
+      if (answer instanceof Promise) answer.then((a) => write(res, a.status, a.body, a.headers), failed);
+      else write(res, answer.status, answer.body, answer.headers);
     });
   };
 }

@@ -11,8 +11,8 @@ import type { ConnectionCap } from '../kernel/limit-store';
 import { rpcPathOf, withPathKey } from './rpc-path';
 import { pathOf } from './step';
 
-/** A notification the door pushes to a connection. */
-export type RpcPush = (notification: unknown) => boolean;
+/** A notification the door pushes to a connection, serialised (JSON text). */
+export type RpcPush = (notification: string) => boolean;
 
 /** One open connection of the door, as the JSON-RPC module serves it. */
 export interface RpcWsConnection {
@@ -132,13 +132,13 @@ export function rpcWs(opts: RpcWsOptions): {
     const session = opts.sessionFor(credentials, clientIp);
     let ws: WebSocket | undefined;
     const peer = {
-      push: (notification: unknown) => {
+      push: (notification: string) => {
         if (!ws || ws.readyState !== ws.OPEN) return false;
         if (ws.bufferedAmount > MAX_BUFFERED) {
           ws.close(1008, 'notifications are not being read');
           return false;
         }
-        ws.send(JSON.stringify(notification));
+        ws.send(notification);
         return true;
       },
       end: (code: number, reason: string) => ws?.close(code, reason),

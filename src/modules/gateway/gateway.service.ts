@@ -537,6 +537,11 @@ export class GatewayService implements TransactionRetrier {
     return limit.consume(keyId);
   }
 
+  /** chargeKey, or null when no per-key limit is in force (nothing to count, nothing to wait for). */
+  chargeKeyNow(keyId: string, perSecond?: number | null): Promise<void> | null {
+    return !perSecond && !this.keyLimit.enabled ? null : this.chargeKey(keyId, perSecond);
+  }
+
   /**
    * A block a client has seen (the JSON-RPC door relayed it): reads at the head are at least that
    * fresh from now on, so that a client reading after a receipt it was sent sees the receipt's block.
@@ -560,6 +565,15 @@ export class GatewayService implements TransactionRetrier {
     return block === null
       ? this.reads.cache.readLatest(network, to, data, () => load(undefined))
       : this.reads.cache.read(network, block, to, data, () => load(block));
+  }
+
+  /**
+   * readAtHead's answer when the read cache holds it at the head (`to` and `data` in lower case);
+   * undefined when it must be asked (readAtHead then answers).
+   */
+  readAtHeadNow(network: Network, to: string, data: string): string | undefined {
+    const block = this.reads.heads.head(network);
+    return block === null ? undefined : this.reads.cache.hit(network, block, to, data);
   }
 
   /** The contract, cached once it is deployed and registered (it cannot change after that). */

@@ -95,6 +95,17 @@ export class ReadCache {
   }
 
   /**
+   * The kept answer of the call `to`/`data` at `block` (`to` and `data` in lower case), counted as a
+   * hit; undefined, nothing counted, when there is none or the call reverted (read answers both).
+   */
+  hit(network: Network, block: number, to: string, data: string): string | undefined {
+    const kept = this.shelf(network, block)?.answers.get(`${to}:${data}`);
+    if (kept === undefined || !('raw' in kept)) return undefined;
+    this.counts.hits++;
+    return kept.raw;
+  }
+
+  /**
    * A read at the node's `latest` block, for when no head is known: never kept, but identical reads
    * in flight still share one eth_call, so a slow node is not sent one call per waiting client.
    */

@@ -136,6 +136,14 @@ const toInfo = (k: ApiKeyEntity, requestsToday = 0, spentTodayWei = '0'): ApiKey
   spentTodayWei,
 });
 
+/** The UTC day of `ms` as YYYY-MM-DD, the last one remembered (counted on every call of a key). */
+let lastDay = { index: -1, text: '' };
+function dayOf(ms: number): string {
+  const index = Math.floor(ms / 86_400_000);
+  if (index !== lastDay.index) lastDay = { index, text: new Date(index * 86_400_000).toISOString().slice(0, 10) };
+  return lastDay.text;
+}
+
 /** Issues, lists and revokes API keys, and checks them on every gateway call. */
 /** Active API keys one developer may hold (docs/api.md, "Conventions"): the per-key limit cannot be multiplied past it. */
 export const MAX_ACTIVE_KEYS = 100;
@@ -468,13 +476,8 @@ export class ApiKeyService {
    * upsert in PostgreSQL): past the quota, 429 RATE_LIMITED with Retry-After to the next UTC midnight.
    */
   async countDaily(principal: ApiKeyPrincipal): Promise<void> {
+    if (this.countDailyNow(principal)) return;
     const quota = principal.policies.dailyQuota;
-    if (quota === null) {
-      // No quota to enforce: counted in memory and added in batches (requestsToday lags by DAILY_FLUSH_MS).
-      const slot = `${principal.keyId}|${new Date().toISOString().slice(0, 10)}`;
-      this.uncounted.set(slot, (this.uncounted.get(slot) ?? 0) + 1);
-      return;
-    }
     const rows = (await this.ds.query(
       `INSERT INTO api_key_daily_requests AS d (key_id, day, requests)
        VALUES ($1, (now() AT TIME ZONE 'utc')::date, 1)
@@ -565,6 +568,8 @@ export class ApiKeyService {
 
   /** The key presented in x-api-key (or as a Bearer svc_ token); 401 INVALID_API_KEY otherwise. */
   async authenticate(creds: Credentials): Promise<ApiKeyPrincipal> {
+    const known = this.authenticateNow(creds);
+    if (known !== undefined) return known;
     const key = apiKeyOf(creds);
     if (!key) {
       throw new AppError(
@@ -594,6 +599,33 @@ export class ApiKeyService {
     }
     this.touched.add(entry.principal.keyId);
     await this.auth.countRequest(entry.principal.developerId, creds);
+    return entry.principal;
+  }
+
+  /**
+   * countDaily of a key without a daily quota: nothing to enforce, so counted in memory and added
+   * in batches (requestsToday lags by DAILY_FLUSH_MS); false, nothing counted, for a key with one.
+   */
+  countDailyNow(principal: ApiKeyPrincipal): boolean {
+    if (principal.policies.dailyQuota !== null) return false;
+    const slot = `${principal.keyId}|${dayOf(Date.now())}`;
+    this.uncounted.set(slot, (this.uncounted.get(slot) ?? 0) + 1);
+    return true;
+  }
+
+  /**
+   * authenticate, when it needs no waiting: the principal of an active key this instance has
+   * cached, whose request is already counted against its developer's budget; undefined otherwise
+   * (nothing done: authenticate then decides, a refusal included).
+   */
+  authenticateNow(creds: Credentials): ApiKeyPrincipal | undefined {
+    const key = apiKeyOf(creds);
+    if (key === undefined || !this.revocations.isListening || !API_KEY_PATTERN.test(key)) return undefined;
+    const entry = this.cache.get(this.keyHash(creds, key));
+    if (entry === undefined || 'invalid' in entry) return undefined;
+    if (entry.validUntil !== undefined && entry.validUntil <= Date.now()) return undefined;
+    if (!this.auth.requestCounted(entry.principal.developerId, creds)) return undefined;
+    this.touched.add(entry.principal.keyId);
     return entry.principal;
   }
 

@@ -51,8 +51,8 @@ export interface RpcSocket {
 
 /** What a connection is told: notifications, and the end of the connection (the key was revoked). */
 export interface RpcSocketPeer {
-  /** Sends a notification; false when the connection cannot take more (it is then closed). */
-  push(notification: JsonRpcNotification): boolean;
+  /** Sends a notification (a JsonRpcNotification's JSON); false when the connection cannot take more (it is then closed). */
+  push(notification: string): boolean;
   end(code: number, reason: string): void;
 }
 
@@ -134,6 +134,43 @@ const idOf = (v: unknown): JsonRpcId =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null;
 
 /**
+ * The JSON of a notification's result: a block's header or a log, the same object for every
+ * subscriber that follows it, is serialised once.
+ */
+const resultTexts = new WeakMap<object, string>();
+function resultJson(result: unknown): string {
+  if (typeof result !== 'object' || result === null) return JSON.stringify(result) ?? 'null';
+  let text = resultTexts.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    resultTexts.set(result, text);
+  }
+  return text;
+}
+
+/** A call that passed the key's policy and was counted, but that the read cache does not hold. */
+const COUNTED = Symbol('counted');
+
+/** A request body that is one call (an object), not a batch. */
+const isCall = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body);
+
+/** The target and input of a plain eth_call (to and data only, at `latest` or no tag), read at the head. */
+function plainRead(params: unknown[]): { to: string; data: string } | undefined {
+  const [tx, tag] = params;
+  if (params.length > 2 || (tag !== undefined && tag !== 'latest') || typeof tx !== 'object' || tx === null) {
+    return undefined;
+  }
+  for (const k in tx) if (k !== 'to' && k !== 'data' && k !== 'input') return undefined;
+  const { to, data, input } = tx as Record<string, unknown>;
+  const payload = data ?? input;
+  if (typeof to !== 'string' || !isAddressLike(to) || typeof payload !== 'string' || !HEX_DATA.test(payload)) {
+    return undefined;
+  }
+  return { to, data: payload };
+}
+
+/**
  * The JSON-RPC door (docs/api.md, "JSON-RPC door"): standard Ethereum clients reach a network with
  * an API key. The key's scopes and contract restriction decide which calls go through; limits and
  * analytics count every call as the gateway's do; answers are the node's own, with reads at the
@@ -174,7 +211,7 @@ export class RpcDoorService {
     };
     return {
       message: async (body, parsed) => {
-        const answer = await this.answer(network, body, parsed, session.renewed(), {
+        const answer = await this.answerAll(network, body, parsed, session.renewed(), {
           subs,
           peer,
           closed: () => closed,
@@ -185,8 +222,62 @@ export class RpcDoorService {
     };
   }
 
-  /** Answers one HTTP request's body (`parsed: false`: it was not JSON). */
-  async answer(
+  /**
+   * Answers one HTTP request's body (`parsed: false`: it was not JSON). A single call of a key
+   * this instance has checked before is answered without waiting where nothing needs it (an
+   * eth_call the read cache holds); the rest, batches and WebSocket messages, as `answerAll` does.
+   */
+  answer(network: Network, body: unknown, parsed: boolean, session: Session): RpcAnswer | Promise<RpcAnswer> {
+    const principal = parsed && isCall(body) ? session.apiKeyNow() : undefined;
+    if (!principal || principal.contractIds) return this.answerAll(network, body, parsed, session);
+    const call = body as Record<string, unknown>;
+    const charge = this.gateway.chargeKeyNow(principal.keyId, principal.policies.rateLimitPerSecond);
+    if (!charge) return this.single(network, call, principal, session);
+    return charge.then(
+      () => this.single(network, call, principal, session),
+      (err: unknown) => this.refusal(err),
+    );
+  }
+
+  /** One call of a key that is not restricted to contracts, its request charged: its answer, at once when it can be. */
+  private single(
+    network: Network,
+    call: Record<string, unknown>,
+    principal: ApiKeyPrincipal,
+    session: Session,
+  ): RpcAnswer | Promise<RpcAnswer> {
+    const started = performance.now();
+    const hit = this.cachedCall(network, call, principal, session);
+    if (hit === undefined)
+      return this.one(network, call, principal, null, session).then((body) => ({ status: 200, body }));
+    if (hit !== COUNTED) {
+      const answer: JsonRpcResponse = { jsonrpc: '2.0', id: idOf(call.id), result: hit };
+      this.recordCall(principal, 'eth_call', answer, started);
+      return { status: 200, body: answer };
+    }
+    // Allowed and counted, not in the cache: the node is asked as any call's answer would be.
+    return this.one(network, call, principal, null, session, undefined, true).then((body) => ({ status: 200, body }));
+  }
+
+  /**
+   * A plain eth_call at the head (`call`'s checks, in their order) of a key without a daily quota:
+   * its result when the read cache holds it; COUNTED when it passed the key's policy and was
+   * counted but must be asked; undefined, nothing counted, for any other call.
+   */
+  private cachedCall(
+    network: Network,
+    call: Record<string, unknown>,
+    principal: ApiKeyPrincipal,
+    session: Session,
+  ): string | typeof COUNTED | undefined {
+    if (call.jsonrpc !== '2.0' || call.method !== 'eth_call' || !Array.isArray(call.params)) return undefined;
+    const read = plainRead(call.params);
+    if (!read || !principal.scopes.includes('read') || !session.keyCallNow(principal, ['eth_call'])) return undefined;
+    return this.gateway.readAtHeadNow(network, read.to.toLowerCase(), read.data.toLowerCase()) ?? COUNTED;
+  }
+
+  /** Answers one request's body, a batch or a WebSocket message included, call by call. */
+  async answerAll(
     network: Network,
     body: unknown,
     parsed: boolean,
@@ -243,6 +334,8 @@ export class RpcDoorService {
     restriction: Restriction,
     session: Session,
     socket?: SocketContext & { session: Session },
+    /** The key's policy was applied and the call counted already (cachedCall). */
+    counted = false,
   ): Promise<JsonRpcResponse> {
     const started = performance.now();
     let answer: JsonRpcResponse;
@@ -262,9 +355,15 @@ export class RpcDoorService {
         answer =
           socket && SUBSCRIPTION_METHODS.has(method)
             ? await this.subscription(network, call, principal, restriction, socket)
-            : await this.call(network, call, principal, restriction, session);
+            : await this.call(network, call, principal, restriction, session, counted);
       }
     }
+    this.recordCall(principal, method, answer, started);
+    return answer;
+  }
+
+  /** Records one call for analytics, as the gateway's calls are. */
+  private recordCall(principal: ApiKeyPrincipal, method: string | null, answer: JsonRpcResponse, started: number) {
     this.usage.record({
       developerId: principal.developerId,
       apiKeyId: principal.keyId,
@@ -276,7 +375,6 @@ export class RpcDoorService {
       gasUsed: null,
       at: Date.now(),
     });
-    return answer;
   }
 
   private async call(
@@ -285,6 +383,7 @@ export class RpcDoorService {
     principal: ApiKeyPrincipal,
     restriction: Restriction,
     session: Session,
+    counted = false,
   ): Promise<JsonRpcResponse> {
     const { id, method, params } = call;
     const known = READ_METHODS.has(method) || WRITE_METHODS.has(method) || ALCHEMY_METHODS.has(method);
@@ -300,7 +399,7 @@ export class RpcDoorService {
         const refused = this.outsideRestriction(method, params, restriction);
         if (refused) return failure(id, -32602, refused);
       }
-      const denied = await this.policyRefusal(session, principal, id, method);
+      const denied = counted ? undefined : await this.policyRefusal(session, principal, id, method);
       if (denied) return denied;
       switch (method) {
         case 'eth_chainId':
@@ -425,16 +524,21 @@ export class RpcDoorService {
     feed: AsyncGenerator<unknown>,
     socket: SocketContext & { session: Session },
   ) {
+    // A JsonRpcNotification of this subscription, written around each result's JSON.
+    const prefix = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":`;
     try {
       for await (const result of feed) {
         if (socket.closed() || !socket.subs.running.has(subscription)) return;
-        try {
-          await socket.session.renewed().apiKey();
-        } catch {
-          socket.peer.end(1008, 'the API key is no longer valid');
-          return;
+        const renewed = socket.session.renewed();
+        if (renewed.apiKeyNow() === undefined) {
+          try {
+            await renewed.apiKey();
+          } catch {
+            socket.peer.end(1008, 'the API key is no longer valid');
+            return;
+          }
         }
-        if (!socket.peer.push({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription, result } })) return;
+        if (!socket.peer.push(`${prefix}${resultJson(result)}}}`)) return;
       }
     } catch (err) {
       socket.subs.running.delete(subscription);
@@ -469,24 +573,9 @@ export class RpcDoorService {
     params: unknown[],
     principal: ApiKeyPrincipal,
   ): Promise<JsonRpcResponse> {
-    const [tx, tag] = params;
-    const plain =
-      params.length <= 2 &&
-      (tag === undefined || tag === 'latest') &&
-      typeof tx === 'object' &&
-      tx !== null &&
-      Object.keys(tx).every((k) => k === 'to' || k === 'data' || k === 'input');
-    const { to, data, input } = (plain ? tx : {}) as Record<string, unknown>;
-    const payload = data ?? input;
-    if (
-      !plain ||
-      typeof to !== 'string' ||
-      !isAddressLike(to) ||
-      typeof payload !== 'string' ||
-      !HEX_DATA.test(payload)
-    ) {
-      return this.relay(network, id, 'eth_call', params, principal.developerId);
-    }
+    const read = plainRead(params);
+    if (!read) return this.relay(network, id, 'eth_call', params, principal.developerId);
+    const { to, data: payload } = read;
     const result = await this.gateway.readAtHead(network, to.toLowerCase(), payload.toLowerCase(), async (block) => {
       const tagAt = block === undefined ? 'latest' : `0x${block.toString(16)}`;
       const answer = await this.chains.relay(
