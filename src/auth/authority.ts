@@ -134,9 +134,17 @@ export class Authority {
     await this.developerLimit?.consume(developerId);
   }
 
-  /** Whether countRequest has nothing to count: the edge charged the request to the developer, or no budget is set. */
+  /**
+   * Whether countRequest has nothing to count: the edge charged the request to the developer, it
+   * is a re-check and not a request, or no budget is set.
+   */
   requestCounted(developerId: string, creds: Credentials): boolean {
-    return creds.chargedTo === developerId || this.developerLimit === undefined || !this.developerLimit.enabled;
+    return (
+      creds.chargedTo === developerId ||
+      creds.recheck === true ||
+      this.developerLimit === undefined ||
+      !this.developerLimit.enabled
+    );
   }
 
   /** The developer behind a valid JWT; 401 for none, a malformed, forged or expired one, or an API key. */

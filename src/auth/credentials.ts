@@ -14,6 +14,11 @@ export interface Credentials {
    */
   chargedTo?: string;
   /**
+   * A check again of credentials already admitted (a subscription's notifications, its periodic
+   * re-check): not a request, so no request budget is charged for it.
+   */
+  recheck?: true;
+  /**
    * The sha256 of the request's API key, once the key service has computed it: the edge's charge
    * and the key check both need it, and a second hash per request costs more than keeping it here.
    */

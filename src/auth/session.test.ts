@@ -1,5 +1,6 @@
 import { AppError } from '../errors/app-error';
 import type { DeveloperEntity } from '../modules/accounts/developer.entity';
+import { RequestLimit } from '../kernel/rate-limit';
 import { Authority, type ApiKeyPrincipal } from './authority';
 import { Session } from './session';
 
@@ -61,5 +62,27 @@ describe('Session', () => {
     expect(await code(session.apiKeyFor({ id: 'c', ownerId: 'dev-2' }, 'read'))).toBe('FORBIDDEN');
     expect(await code(session.apiKeyFor({ id: 'c', ownerId: 'dev-1' }, 'write'))).toBe('INSUFFICIENT_SCOPE');
     expect(await code(sessionWith(['SN1']).session.admin('review'))).toBe('ok');
+  });
+  it("charges a request to the developer's budget, but not a subscription's re-check of its key", async () => {
+    // One request a second: the second renewed (a new request) is refused, re-checks never are.
+    const authority = new Authority(
+      undefined as never,
+      undefined as never,
+      { adminSubjects: [] },
+      new RequestLimit(1, 1, 'requests'),
+    );
+    const keys = {
+      authenticate: async (creds: { recheck?: true }) => {
+        await authority.countRequest(principal.developerId, creds);
+        return principal;
+      },
+      countDaily: async () => undefined,
+      authenticateNow: () => undefined,
+      countDailyNow: () => false,
+    };
+    const session = new Session({ apiKey: 'svc_x' }, '203.0.113.1', authority, keys);
+    expect(await code(session.apiKey())).toBe('ok');
+    for (let i = 0; i < 50; i++) expect(await code(session.rechecked().apiKey())).toBe('ok');
+    expect(await code(session.renewed().apiKey())).toBe('RATE_LIMITED');
   });
 });

@@ -33,9 +33,18 @@ export class Session {
     private readonly apiKeys: ApiKeyAuthenticator,
   ) {}
 
-  /** A session of the same credentials that checks them again (a long subscription re-checks with it). */
+  /** A session of the same credentials that checks them again: the next request on a WebSocket. */
   renewed(): Session {
     return new Session(this.credentials, this.clientIp, this.authority, this.apiKeys);
+  }
+
+  /**
+   * The same credentials checked again by a subscription (before a notification, or now and then):
+   * a revoked or expired key fails as before, but nothing is charged to the developer's request
+   * budget, which the notifications of many subscribers would otherwise use up.
+   */
+  rechecked(): Session {
+    return new Session({ ...this.credentials, recheck: true }, this.clientIp, this.authority, this.apiKeys);
   }
 
   /** The calling developer (a developer token); 401 UNAUTHENTICATED otherwise. */

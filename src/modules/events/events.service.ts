@@ -179,7 +179,7 @@ export class ContractEventsService {
         let checkedAt = Date.now();
         while (!stopped) {
           if (Date.now() - checkedAt >= RECHECK_MS) {
-            await request.session.renewed().readerOf(contract);
+            await request.session.rechecked().readerOf(contract);
             checkedAt = Date.now();
           }
           // Read before the page: a batch committed while the page is read wakes the wait below at once.

@@ -529,10 +529,10 @@ export class RpcDoorService {
     try {
       for await (const result of feed) {
         if (socket.closed() || !socket.subs.running.has(subscription)) return;
-        const renewed = socket.session.renewed();
-        if (renewed.apiKeyNow() === undefined) {
+        const rechecked = socket.session.rechecked();
+        if (rechecked.apiKeyNow() === undefined) {
           try {
-            await renewed.apiKey();
+            await rechecked.apiKey();
           } catch {
             socket.peer.end(1008, 'the API key is no longer valid');
             return;
