@@ -7,7 +7,7 @@ import type {
   TransactionRecordKind,
   TransactionRecordStatus,
 } from './transaction-record.entity';
-import { recordOfTransaction } from './record-of-transaction.query';
+import { hasLiveTransaction, noLiveTransaction, recordOfTransaction } from './record-of-transaction.query';
 
 /** A transaction record as the API shows it, plus its developer (for routing notifications only). */
 export interface TransactionRecordView {
@@ -335,7 +335,7 @@ export class TransactionRecords {
                   revert_reason = NULL, updated_at = now(),
                   history = history || ${entry(`'queued'`, 'NULL::text', `'retried'`)}
             WHERE id = $1 AND status = 'failed'
-              AND NOT EXISTS (SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped')
+              AND ${noLiveTransaction('$1')}
             RETURNING ${COLUMNS}`,
           [id],
         ),
@@ -346,11 +346,7 @@ export class TransactionRecords {
 
   /** Whether a transaction signed for the record is pending or mined (it cannot be sent again). */
   async hasLiveTransaction(id: string): Promise<boolean> {
-    const rows = (await this.ds.query(
-      `SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped' LIMIT 1`,
-      [id],
-    )) as unknown[];
-    return rows.length > 0;
+    return hasLiveTransaction(this.ds, id);
   }
 
   /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */
