@@ -306,15 +306,16 @@ export class TransactionRecords {
 
   /**
    * Cancelled by replacement: the 0-value transfer that replaced its pending transaction at its
-   * nonce was mined (docs/api.md, "Transactions": cancel). Only a pending record moves.
+   * nonce was mined (docs/api.md, "Transactions": cancel). Only a pending record moves; it keeps
+   * the hash of the transaction it sent, and its `cancelled` entry names the replacement mined.
    */
-  async cancelledByReplacement(m: EntityManager, id: string): Promise<void> {
+  async cancelledByReplacement(m: EntityManager, id: string, replacementHash: string): Promise<void> {
     const [row] = updated(
       await m.query(
         `UPDATE transaction_records SET status = 'cancelled', updated_at = now(),
-                history = history || ${entry(`'cancelled'`, 'NULL::text', `'replaced at its nonce'`)}
+                history = history || ${entry(`'cancelled'`, '$2::text', `'replaced at its nonce'`)}
           WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
-        [id],
+        [id, replacementHash],
       ),
     );
     if (row) await this.changed(m, row);
