@@ -145,6 +145,13 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     expect(await provider.getTransactionReceipt(pending.txHash)).toBeNull();
     const mined = (await provider.getTransactionReceipt(replacement!.tx_hash))!;
     expect(mined.status).toBe(1);
+    // Its history: accepted, signed (the original), cancelled naming the replacement that was mined.
+    expect(cancelled.history.map((h: any) => [h.status, h.txHash, h.reason])).toEqual([
+      ['queued', undefined, undefined],
+      ['pending', pending.txHash, undefined],
+      ['cancelled', replacement!.tx_hash, 'replaced at its nonce'],
+    ]);
+    expect(cancelled.history[2].at).toBe(cancelled.updatedAt);
     const rows = await chainRows(stack, id);
     expect(rows.map((r) => [r.kind, r.status, r.gas_used])).toEqual([
       ['invoke', 'dropped', null],

@@ -7,7 +7,7 @@ import type {
   TransactionRecordKind,
   TransactionRecordStatus,
 } from './transaction-record.entity';
-import { recordOfTransaction } from './record-of-transaction.query';
+import { hasLiveTransaction, noLiveTransaction, recordOfTransaction } from './record-of-transaction.query';
 
 /** A transaction record as the API shows it, plus its developer (for routing notifications only). */
 export interface TransactionRecordView {
@@ -306,15 +306,16 @@ export class TransactionRecords {
 
   /**
    * Cancelled by replacement: the 0-value transfer that replaced its pending transaction at its
-   * nonce was mined (docs/api.md, "Transactions": cancel). Only a pending record moves.
+   * nonce was mined (docs/api.md, "Transactions": cancel). Only a pending record moves; it keeps
+   * the hash of the transaction it sent, and its `cancelled` entry names the replacement mined.
    */
-  async cancelledByReplacement(m: EntityManager, id: string): Promise<void> {
+  async cancelledByReplacement(m: EntityManager, id: string, replacementHash: string): Promise<void> {
     const [row] = updated(
       await m.query(
         `UPDATE transaction_records SET status = 'cancelled', updated_at = now(),
-                history = history || ${entry(`'cancelled'`, 'NULL::text', `'replaced at its nonce'`)}
+                history = history || ${entry(`'cancelled'`, '$2::text', `'replaced at its nonce'`)}
           WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
-        [id],
+        [id, replacementHash],
       ),
     );
     if (row) await this.changed(m, row);
@@ -335,7 +336,7 @@ export class TransactionRecords {
                   revert_reason = NULL, updated_at = now(),
                   history = history || ${entry(`'queued'`, 'NULL::text', `'retried'`)}
             WHERE id = $1 AND status = 'failed'
-              AND NOT EXISTS (SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped')
+              AND ${noLiveTransaction('$1')}
             RETURNING ${COLUMNS}`,
           [id],
         ),
@@ -346,11 +347,7 @@ export class TransactionRecords {
 
   /** Whether a transaction signed for the record is pending or mined (it cannot be sent again). */
   async hasLiveTransaction(id: string): Promise<boolean> {
-    const rows = (await this.ds.query(
-      `SELECT 1 FROM chain_transactions WHERE record_id = $1 AND status <> 'dropped' LIMIT 1`,
-      [id],
-    )) as unknown[];
-    return rows.length > 0;
+    return hasLiveTransaction(this.ds, id);
   }
 
   /** Cancels a queued record (nothing signed for it): false when it is no longer queued. */

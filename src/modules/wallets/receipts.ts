@@ -147,7 +147,7 @@ export class Receipts {
       const recordId = rows[0]?.record_id;
       if (recordId && rows[0]?.kind === 'cancel') {
         // The replacement took the nonce: the transaction its record named can never be mined.
-        await this.records.cancelledByReplacement(m, recordId);
+        await this.records.cancelledByReplacement(m, recordId, receipt.hash);
       } else if (recordId) {
         await this.records.mined(m, recordId, {
           status: mined.status,

@@ -3,6 +3,7 @@ import type { Network } from '../../config';
 import { AppError } from '../../errors/app-error';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 import type { SpendCaps } from '../../auth/authority';
+import { spendOfDay } from './spend-of-day.query';
 
 /** 422 SPEND_LIMIT_EXCEEDED naming the cap, its size and what is left of it. */
 export function spendLimitError(limit: keyof SpendCaps, max: bigint, left: bigint, requested: bigint): AppError {
@@ -39,31 +40,7 @@ export async function reserveSpend(
 ): Promise<void> {
   if (caps.maxValueWeiPerDay === null && caps.maxGasPerDay === null) return;
   await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEYS.keySpend(keyId)]);
-  // The door's raw transactions count their gas limit until their receipt settles them (door-sends.ts).
-  const [row] = (await m.query(
-    `SELECT coalesce(sum(value), 0)::text AS value, coalesce(sum(gas), 0)::text AS gas FROM (
-       SELECT value_wei AS value,
-              CASE WHEN status = 'pending' THEN coalesce(gas_limit, 0) ELSE coalesce(gas_used, 0) END AS gas
-         FROM chain_transactions
-        WHERE api_key_id = $1 AND status <> 'dropped'
-          AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
-       UNION ALL
-       -- A transaction set aside for its pending cancel may yet be mined instead of the replacement:
-       -- its value and the gas beyond the replacement's stay reserved (one of the two is mined).
-       SELECT o.value_wei, greatest(coalesce(o.gas_limit, 0) - coalesce(c.gas_limit, 0), 0)
-         FROM chain_transactions c
-         JOIN transaction_records r ON r.id = c.record_id
-         JOIN chain_transactions o ON o.network = c.network AND o.tx_hash = r.tx_hash AND o.status = 'dropped'
-        WHERE c.api_key_id = $1 AND c.kind = 'cancel' AND c.status = 'pending'
-          AND c.created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc'
-       UNION ALL
-       SELECT value_wei, coalesce(gas_used, gas_limit) FROM api_key_door_sends
-        WHERE api_key_id = $1
-          AND created_at >= date_trunc('day', now() AT TIME ZONE 'utc') AT TIME ZONE 'utc') AS s`,
-    [keyId],
-  )) as [{ value: string; gas: string }];
-  const spentValue = BigInt(row.value);
-  const spentGas = BigInt(row.gas);
+  const { value: spentValue, gas: spentGas } = await spendOfDay(m, keyId);
   const left = (max: bigint, spent: bigint) => (max > spent ? max - spent : 0n);
   if (caps.maxValueWeiPerDay !== null && spentValue + value > caps.maxValueWeiPerDay) {
     throw spendLimitError('maxValueWeiPerDay', caps.maxValueWeiPerDay, left(caps.maxValueWeiPerDay, spentValue), value);

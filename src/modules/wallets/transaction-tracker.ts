@@ -10,6 +10,7 @@ import type { MinedTransaction, TransactionSigner } from './send-request';
 import type { TransactionSender } from './transaction-sender';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 import { settleDoorSends } from './door-sends';
+import { pendingSendsToCheck, type PendingSendRow as Row } from './pending-sends.query';
 
 /** A transaction still pending after this long is checked by the tracker (the sender waits for the rest). */
 const CHECK_AFTER = '3 seconds';
@@ -31,22 +32,6 @@ export interface PendingTransaction {
   nonce: number;
   kind: ChainTransactionKind;
   contractId: string | null;
-}
-
-interface Row {
-  network: Network;
-  tx_hash: string;
-  raw_tx: string;
-  from_address: string;
-  nonce: string;
-  kind: ChainTransactionKind;
-  contract_id: string | null;
-  age_s: number;
-  /** Past the timeoutSeconds its invoke gave (docs/api.md, "Gateway": timeoutSeconds). */
-  timed_out: boolean;
-  /** A cancel's replacement: the transaction it replaces (its record's), and that record's kind. */
-  replaced_hash: string | null;
-  replaced_kind: ChainTransactionKind | null;
 }
 
 export interface TrackerHooks {
@@ -105,18 +90,7 @@ export class TransactionTracker {
         await settleDoorSends(this.ds, this.chains, this.logger).catch((err: unknown) =>
           this.logger.warn({ err }, 'door sends were not settled'),
         );
-        const rows = (await runner.query(
-          `SELECT c.network, c.tx_hash, c.raw_tx, c.from_address, c.nonce, c.kind, c.contract_id,
-                  extract(epoch FROM now() - c.created_at)::float AS age_s,
-                  coalesce(c.timeout_at < now(), false) AS timed_out,
-                  CASE WHEN c.kind = 'cancel' THEN r.tx_hash END AS replaced_hash,
-                  CASE WHEN c.kind = 'cancel' THEN r.kind END AS replaced_kind
-             FROM chain_transactions c
-             LEFT JOIN transaction_records r ON r.id = c.record_id
-            WHERE c.status = 'pending' AND (c.created_at < now() - interval '${CHECK_AFTER}' OR c.timeout_at < now())
-            ORDER BY c.network, c.from_address, c.nonce
-            LIMIT 200`,
-        )) as Row[];
+        const rows = await pendingSendsToCheck(runner, CHECK_AFTER);
         for (const row of rows) await this.check(row);
       } finally {
         await runner.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);

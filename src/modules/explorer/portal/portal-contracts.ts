@@ -11,6 +11,15 @@ import {
 } from './contract-verification';
 import { checksum } from '../../../kernel/address';
 import { decodeParams, paramTypes } from '../../../chain/abi';
+import {
+  assetContractsNamed,
+  checkedAssets,
+  deployedContractsAt,
+  deployedContractsNamed,
+  uncheckedMainnetContracts,
+  verifiedContractsAt,
+  type ContractRow,
+} from './portal-contracts.query';
 
 /** What the explorer needs of a portal contract (the contracts table belongs to the contracts domain). */
 export interface PortalContract {
@@ -45,23 +54,19 @@ export interface VerifiedAssetRow {
 
 type Row = Record<string, unknown>;
 
-const CONTRACT_COLUMNS = `id, name, network, address, abi, deployed_bytecode, immutable_references, approved_at`;
-const PREFIXED_COLUMNS = CONTRACT_COLUMNS.split(', ')
-  .map((c) => `c.${c}`)
-  .join(', ');
 /** Contracts checked per verified-assets request at most, so a burst of new ones cannot slow it down much. */
 const CHECKS_PER_REQUEST = 20;
 const MAX_NAME_LENGTH = 100;
 
-const toContract = (r: Row): PortalContract => ({
-  id: r.id as string,
-  name: r.name as string,
-  network: r.network as Network,
-  address: checksum(r.address as string),
-  abi: (r.abi as unknown[]) ?? [],
-  deployedBytecode: r.deployed_bytecode as string,
-  immutableReferences: (r.immutable_references as ImmutableReferences) ?? {},
-  approvedAt: (r.approved_at as Date | null) ?? null,
+const toContract = (r: ContractRow): PortalContract => ({
+  id: r.id,
+  name: r.name,
+  network: r.network,
+  address: checksum(r.address),
+  abi: r.abi ?? [],
+  deployedBytecode: r.deployed_bytecode,
+  immutableReferences: (r.immutable_references as ImmutableReferences | null) ?? {},
+  approvedAt: r.approved_at ?? null,
 });
 
 /** Both spellings of an address, so that a lookup works however the contracts domain stored it. */
@@ -91,13 +96,8 @@ export class PortalContracts {
   /** Deployed portal contracts at the given addresses, by lowercase address. */
   async at(network: Network, addresses: string[]): Promise<Map<string, PortalContract>> {
     if (addresses.length === 0) return new Map();
-    const rows: Row[] = await this.ds.query(
-      `SELECT ${CONTRACT_COLUMNS} FROM contracts
-       WHERE network = $1 AND address = ANY($2::text[]) AND status = 'deployed'
-       ORDER BY created_at`,
-      [network, spellings(addresses)],
-    );
-    return new Map(rows.map((r) => [(r.address as string).toLowerCase(), toContract(r)]));
+    const rows = await deployedContractsAt(this.ds, network, spellings(addresses));
+    return new Map(rows.map((r) => [r.address.toLowerCase(), toContract(r)]));
   }
 
   /**
@@ -106,40 +106,19 @@ export class PortalContracts {
    */
   async verifiedAt(network: Network, addresses: string[]): Promise<Map<string, { name: string; abi: unknown[] }>> {
     if (addresses.length === 0) return new Map();
-    const rows: Row[] = await this.ds.query(
-      `SELECT address, name, abi FROM verified_contracts WHERE network = $1 AND address = ANY($2::text[])`,
-      [network, spellings(addresses)],
-    );
-    return new Map(
-      rows.map((r) => [
-        (r.address as string).toLowerCase(),
-        { name: r.name as string, abi: (r.abi as unknown[]) ?? [] },
-      ]),
-    );
+    const rows = await verifiedContractsAt(this.ds, network, spellings(addresses));
+    return new Map(rows.map((r) => [r.address.toLowerCase(), { name: r.name, abi: r.abi ?? [] }]));
   }
 
   /** Deployed portal contracts whose name starts with `prefix` (case-insensitive). */
   async byNamePrefix(network: Network, prefix: string, limit: number): Promise<PortalContract[]> {
-    const rows: Row[] = await this.ds.query(
-      `SELECT ${CONTRACT_COLUMNS} FROM contracts
-       WHERE lower(name) LIKE $2 AND network = $1 AND status = 'deployed' AND address IS NOT NULL
-       ORDER BY name, created_at DESC LIMIT $3`,
-      [network, prefixPattern(prefix), limit],
-    );
+    const rows = await deployedContractsNamed(this.ds, network, prefixPattern(prefix), limit);
     return rows.map(toContract);
   }
 
   /** Verified assets whose token name or symbol starts with `prefix`. */
   async assetsByPrefix(prefix: string, limit: number): Promise<PortalContract[]> {
-    const rows: Row[] = await this.ds.query(
-      `SELECT ${PREFIXED_COLUMNS} FROM explorer_contract_checks k
-       JOIN contracts c ON c.id = k.contract_id
-       WHERE k.code_matches AND k.standard IS NOT NULL AND c.network = 'mainnet' AND c.status = 'deployed'
-         AND c.approved_at IS NOT NULL
-         AND (lower(k.token_name) LIKE $1 OR lower(k.token_symbol) LIKE $1)
-       ORDER BY k.checked_at DESC LIMIT $2`,
-      [prefixPattern(prefix), limit],
-    );
+    const rows = await assetContractsNamed(this.ds, prefixPattern(prefix), limit);
     return rows.map(toContract);
   }
 
@@ -226,14 +205,7 @@ export class PortalContracts {
    * code matches. Contracts not compared yet are compared first (a few per call).
    */
   async recentAssets(limit: number): Promise<VerifiedAssetRow[]> {
-    const unchecked: Row[] = await this.ds.query(
-      `SELECT ${PREFIXED_COLUMNS} FROM contracts c
-       LEFT JOIN explorer_contract_checks k ON k.contract_id = c.id
-       WHERE c.network = 'mainnet' AND c.status = 'deployed' AND c.approved_at IS NOT NULL
-         AND c.address IS NOT NULL AND k.contract_id IS NULL
-       ORDER BY c.deployed_at DESC NULLS LAST LIMIT $1`,
-      [CHECKS_PER_REQUEST],
-    );
+    const unchecked = await uncheckedMainnetContracts(this.ds, CHECKS_PER_REQUEST);
     // Every candidate gets a stored check, tokens or not, so that the same ones are not picked again.
     const candidates = unchecked.map(toContract);
     if (candidates.length > 0 && this.reader.isAvailable('mainnet')) {
@@ -245,24 +217,15 @@ export class PortalContracts {
         ),
       );
     }
-    const rows: Row[] = await this.ds.query(
-      `SELECT c.id, c.name, c.address, k.standard, k.token_name, k.token_symbol, k.token_decimals, k.checked_at
-       FROM explorer_contract_checks k
-       JOIN contracts c ON c.id = k.contract_id
-       WHERE k.code_matches AND k.standard IS NOT NULL
-         AND c.network = 'mainnet' AND c.status = 'deployed' AND c.approved_at IS NOT NULL
-       ORDER BY k.checked_at DESC, c.deployed_at DESC NULLS LAST
-       LIMIT $1`,
-      [limit],
-    );
+    const rows = await checkedAssets(this.ds, limit);
     return rows.map((r) => ({
-      contractId: r.id as string,
-      address: checksum(r.address as string),
-      name: (r.token_name as string | null) ?? (r.name as string),
-      symbol: (r.token_symbol as string | null) ?? null,
-      decimals: (r.token_decimals as number | null) ?? null,
+      contractId: r.id,
+      address: checksum(r.address),
+      name: r.token_name ?? r.name,
+      symbol: r.token_symbol,
+      decimals: r.token_decimals,
       standard: r.standard as TokenStandard,
-      verifiedAt: r.checked_at as Date,
+      verifiedAt: r.checked_at,
     }));
   }
 }
