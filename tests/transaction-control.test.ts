@@ -131,27 +131,6 @@ describe('history', () => {
     ]);
   }, 90_000);
 
-  it('appendHistory adds an entry without changing the status, in the caller’s database transaction', async () => {
-    const res = await invoke('bump');
-    const records = stack.app.services.sender.records;
-    await expect(
-      records.inTransaction(undefined, async (m) => {
-        await records.appendHistory(m, res.body.transactionId, 'success', { reason: 'rolled back' });
-        throw new Error('roll back');
-      }),
-    ).rejects.toThrow('roll back');
-    expect(await records.appendHistory(undefined, res.body.transactionId, 'success', { reason: 'noted' })).toBe(true);
-    const record = (await getTx(res.body.transactionId)).body;
-    expect(record.status).toBe('success');
-    expect(record.history.map((h: any) => [h.status, h.reason])).toEqual([
-      ['queued', undefined],
-      ['pending', undefined],
-      ['success', undefined],
-      ['success', 'noted'],
-    ]);
-    expect(await records.appendHistory(undefined, '00000000-0000-4000-8000-000000000000', 'failed')).toBe(false);
-  });
-
   it('a refused invoke: failed with the node’s reason and no hash (nothing of it is on chain)', async () => {
     front().inject({ kind: 'refuse', ...BESU_ERRORS.gasPriceTooLow });
     const res = await invoke('bump', {}, ASYNC);

@@ -14,7 +14,6 @@ export {
   type NewRecord,
   type MinedOutcome,
   type StoredRecord,
-  type HistoryNote,
 } from './transaction-records';
 export {
   TransactionRecordEntity,

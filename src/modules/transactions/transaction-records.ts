@@ -90,12 +90,6 @@ export interface StoredRecord extends TransactionRecordView {
 const COLUMNS = `id, kind, network, developer_id, api_key_id, contract_id, method, status, tx_hash, nonce::text AS nonce,
   block_number::text AS block_number, gas_used::text AS gas_used, revert_reason, error, created_at, updated_at, history, call`;
 
-/** What a history entry may say beside its status (absent parts are left out of it). */
-export interface HistoryNote {
-  txHash?: string | null;
-  reason?: string | null;
-}
-
 /**
  * SQL of a one-entry history array `{status, at, txHash?, reason?}` stamped with the database
  * transaction's time (the `updated_at` it writes beside it); the arguments are SQL expressions.
@@ -388,31 +382,6 @@ export class TransactionRecords {
       if (expired.length > 0)
         this.logger.warn({ count: expired.length }, 'queued transactions never sent: ended failed');
       return expired.length;
-    });
-  }
-
-  /**
-   * Adds an entry to a record's history without changing its status (and without telling the sink):
-   * what happened to it that its status does not show, such as a replacement sent for it. Runs in
-   * the caller's database transaction when given, so the entry commits with what it tells. False
-   * when there is no such record.
-   */
-  async appendHistory(
-    m: EntityManager | undefined,
-    id: string,
-    status: TransactionRecordStatus,
-    note: HistoryNote = {},
-  ): Promise<boolean> {
-    return this.inTransaction(m, async (tm) => {
-      const rows = updated(
-        await tm.query(
-          `UPDATE transaction_records
-              SET history = history || ${entry('$2::text', '$3::text', '$4::text')}, updated_at = now()
-            WHERE id = $1 RETURNING id`,
-          [id, status, note.txHash ?? null, note.reason?.slice(0, MAX_REASON) ?? null],
-        ),
-      );
-      return rows.length > 0;
     });
   }
 

@@ -45,7 +45,7 @@ export class GatewayTransaction {
 
   @Field({
     description:
-      'queued (accepted, not yet signed), pending (sent, not mined), success, reverted (mined, reverted), failed (never mined: refused by the node, dropped or not sent; see error) or cancelled (before it was signed).',
+      'queued (accepted, not yet signed), pending (sent, not mined), success, reverted (mined, reverted), failed (never mined: refused by the node, dropped or not sent; see error) or cancelled (before it was signed, or replaced at its nonce while pending).',
   })
   status!: string;
 
