@@ -9,7 +9,7 @@
  *   (TEST_RPC_FRONT=besu, tests/kit/besu-node.ts): only their blocks whose behaviour differs behind
  *   Besu (fees and gas prices, the node's refusals and words, receipts, validators, the node's
  *   authentication and WebSocket); those the fronts cannot change are `describeAnyFront`/`itAnyFront`
- *   (tests/kit/stack.ts), skipped here
+ *   (tests/jest-kit/fronts.ts), skipped here
  * - serial: tests that prove wall-clock bounds (a request answered within 1 s, a compile within
  *   5 s) or start the service with its zero-config defaults (embedded PostgreSQL on its default
  *   port); other workers sharing the cores would make them fail for reasons not their own
