@@ -15,6 +15,14 @@ import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-context';
 import { revocable } from './revocable-stream';
+import { sharedSubscribe } from './shared-subscription';
+
+/**
+ * Subscriptions whose feed hands every subscriber the same event objects and whose answer depends
+ * on nothing else (not on credentials): each event is executed once per distinct document and
+ * variables, not once per subscriber. Each subscriber still has its own feed, queue and revocation.
+ */
+const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
 
 /** Subscriptions (and running operations) one WebSocket connection may hold (docs/api.md, "Conventions"). */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
@@ -69,6 +77,7 @@ export function graphqlWs(opts: GraphQLWsOptions): {
   const server = useServer(
     {
       schema,
+      subscribe: sharedSubscribe(SHARED_FEEDS),
       // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
       onSubscribe: (ctx, _id, payload) => {
         const requestId = randomUUID();
