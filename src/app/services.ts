@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
 import type { ReadRouting } from '../database/read-routing';
 import type { ChainRegistry } from '../chain/chain-registry';
-import { NETWORKS, type AppConfig } from '../config';
-import type { Logger } from '../logger';
+import type { AppConfig } from '../kernel/config';
+import { NETWORKS } from '../kernel/network';
+import type { Logger } from '../kernel/logger';
 import { AccessTokens } from '../auth/access-token';
 import { AccountService } from '../modules/accounts/accounts.service';
 import { Authority } from '../auth/authority';

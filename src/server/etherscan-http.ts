@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { RequestContext } from '../auth/request-context';
-import type { PublicError } from '../errors/error-map';
+import type { PublicError } from '../kernel/errors/error-map';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { ErrorFaces } from './error-faces';

@@ -11,7 +11,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { RequestContext } from '../auth/request-context';
-import type { PublicError } from '../errors/error-map';
+import type { PublicError } from '../kernel/errors/error-map';
 import { readPlainBody } from '../rest/direct-route';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';

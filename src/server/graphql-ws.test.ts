@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { LiveCredentials } from '../auth/live-credentials';
 import type { Session } from '../auth/session';
 import { memoryLimitStore } from '../kernel/limit-store';
-import { createLogger } from '../logger';
+import { createLogger } from '../kernel/logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { errorFaces } from './error-faces';
 import { graphqlWs } from './graphql-ws';

@@ -7,7 +7,7 @@ import { WebSocketServer } from 'ws';
 import { credentialsFrom } from '../auth/credentials';
 import type { LiveCredentials } from '../auth/live-credentials';
 import type { RequestContext } from '../auth/request-context';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { clientLimitKey } from '../kernel/client-address';
 import type { ConnectionCap } from '../kernel/limit-store';
 import { MAX_BODY_BYTES } from '../rest/rest-api';

@@ -7,7 +7,7 @@ import type { LiveCredentials } from '../auth/live-credentials';
 import type { SessionFactory } from '../auth/session';
 import type { RequestLimit } from '../kernel/rate-limit';
 import { memoryLimitStore, type LimitStore } from '../kernel/limit-store';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { docsPages } from './docs-pages';
 import { httpDrain } from './drain';

@@ -1,6 +1,6 @@
 import type express from 'express';
 import type { GraphQLSchema } from 'graphql';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY_BYTES, type ServedDocuments } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';

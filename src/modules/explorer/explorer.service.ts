@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ReadRouting } from '../../database/read-routing';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import { PortalContracts } from './portal/portal-contracts';
 import { AddressesService } from './queries/addresses/addresses.service';
 import { BlocksService } from './queries/blocks/blocks.service';

@@ -1,4 +1,4 @@
-import type { Network } from '../../../../config';
+import type { Network } from '../../../../kernel/network';
 import type { NetworkName } from '../../../../kernel/network-name';
 import type { BlockIndex } from '../../runtime/block-index';
 import type { ChainReader } from '../../runtime/chain-reader';
