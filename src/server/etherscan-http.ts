@@ -4,7 +4,7 @@ import type { PublicError } from '../kernel/errors/error-map';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import type { BeginRequest } from './with-request-id';
 import { pathOf, type Step } from './step';
 

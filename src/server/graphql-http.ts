@@ -18,7 +18,7 @@ import { MAX_BODY_BYTES } from '../rest/rest-api';
 import { compileDocument } from '../schema/compile';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 

@@ -10,7 +10,7 @@ import { createGraphQLPipeline } from '../schema/limits';
 import { errorFaces } from './error-faces';
 import { graphqlWs } from './graphql-ws';
 import { Metrics } from './metrics';
-import { requestContexts } from './request-context';
+import { requestContexts } from './request-contexts';
 
 // How the WebSocket server stops (the HTTP drain, drain.ts, waits for it): dispose() closes every
 // connection with 1001 and resolves once they have closed; cut() ends at once the ones that have not.

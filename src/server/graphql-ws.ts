@@ -13,7 +13,7 @@ import type { ConnectionCap } from '../kernel/limit-store';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import { revocable } from './revocable-stream';
 
 /** Subscriptions (and running operations) one WebSocket connection may hold (docs/api.md, "Conventions"). */

@@ -17,7 +17,7 @@ import { graphqlHttp } from './graphql-http';
 import { graphqlWs } from './graphql-ws';
 import type { Metrics } from './metrics';
 import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-routes';
-import { requestContexts } from './request-context';
+import { requestContexts } from './request-contexts';
 import type { ServedDocuments } from '../rest/rest-api';
 import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';

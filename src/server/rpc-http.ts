@@ -6,7 +6,7 @@ import { endTogether } from '../rest/answer-batch';
 import { jsonRpcCodeOf } from '../kernel/errors/error-codes';
 import type { PublicError } from '../kernel/errors/error-map';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import { BODY_TOO_LARGE } from './with-body-limit';
 import type { BeginRequest } from './with-request-id';
 import { rpcPathOf } from './rpc-path';

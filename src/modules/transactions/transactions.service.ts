@@ -25,7 +25,7 @@ export interface TransactionRetrier {
 }
 
 /** Reads transaction records for their developer or the API key that sent them. */
-export class TransactionService {
+export class TransactionRecordsService {
   private retrier?: TransactionRetrier;
 
   constructor(
