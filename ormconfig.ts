@@ -1,6 +1,6 @@
 // DataSource for the TypeORM CLI (e.g. `npx typeorm migration:show -d dist/ormconfig.js`).
 import 'reflect-metadata';
-import { loadConfig } from './src/config';
+import { loadConfig } from './src/kernel/config';
 import { createDataSource } from './src/database/data-source';
 
 const config = loadConfig();

@@ -4,7 +4,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { createDataSource, runMigrations } from '../src/database/data-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { AccessTokens } from '../src/auth/access-token';
 import { Authority } from '../src/auth/authority';
 import { AnalyticsService } from '../src/modules/analytics/analytics.service';

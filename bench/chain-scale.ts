@@ -27,7 +27,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { startLocalNode } from '../src/chain/local-node';
 import { createDataSource, runMigrations } from '../src/database/data-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { BlockIndex } from '../src/modules/explorer';
 import type { FullBlock } from '../src/modules/explorer/runtime/chain-reader';
 import { serviceEnv, spawnService } from '../tests/kit/process';

@@ -9,7 +9,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { ChainRegistry } from '../src/chain/chain-registry';
 import { startLocalNode } from '../src/chain/local-node';
 import { createDataSource, runMigrations } from '../src/database/data-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import {
   BlockIndex,
   ChainReader,

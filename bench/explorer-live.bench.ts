@@ -12,7 +12,7 @@ import os from 'node:os';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startLocalNode } from '../src/chain/local-node';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { serviceEnv, spawnService } from '../tests/kit/process';
 import { createTestDatabase } from '../tests/kit/stack';
 import { percentile, round, rpc } from './explorer-chain';

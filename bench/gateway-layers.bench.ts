@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { Interface } from 'ethers';
 import { execute, parse } from 'graphql';
 import { Pool } from 'undici';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { deployRegistered, newKey } from '../tests/kit/flows';
 import { client } from '../tests/kit/http';
 import { login } from '../tests/kit/login';

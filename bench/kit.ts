@@ -10,7 +10,7 @@ import { Wallet } from 'ethers';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { startLocalNode, type LocalNode } from '../src/chain/local-node';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { createDevCa, type DevCa } from '../src/modules/accounts/eds/dev-ca';
 import { startBesuChain, type BesuChain } from '../tests/kit/besu-node';
 import { client, type Client } from '../tests/kit/http';

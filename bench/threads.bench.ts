@@ -10,7 +10,7 @@ import http from 'node:http';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { startLocalNode } from '../src/chain/local-node';
 import { freePort } from '../src/kernel/ports';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { load, machine, processCpuSeconds } from './kit';
 
 const ANSWER = JSON.stringify({ result: '1000000', blockNumber: 12 });

@@ -12,7 +12,7 @@ import { ChainRegistry } from '../src/chain/chain-registry';
 import { startLocalNode, type LocalNode } from '../src/chain/local-node';
 import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '../src/database/data-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { BlockIndex, ChainReader, ChainWatcher, ExplorerIndexer } from '../src/modules/explorer';
 import { createTestDatabase } from '../tests/kit/stack';
 import { generateTokenChain, indexVersusChain, rpc } from '../tests/kit/token-chain';

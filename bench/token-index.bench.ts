@@ -11,7 +11,7 @@ import { createDataSource, runMigrations } from '../src/database/data-source';
 import { BlockIndex } from '../src/modules/explorer';
 import type { FullBlock } from '../src/modules/explorer/runtime/chain-reader';
 import { TokensService } from '../src/modules/tokens';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { createTestDatabase } from '../tests/kit/stack';
 import { percentile, round } from './explorer-chain';
 

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/kernel/config';
 import { issueCertificate, loadOrCreateDevCa, signNonce } from '../src/modules/accounts/eds/dev-ca';
 
 async function main(): Promise<void> {

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { runPrimary, workerConfig } from './app/cluster';
 import { startApp } from './app/index'; // not './app': a dist/ built before src/app.ts moved may still hold a stale app.js
-import { ConfigError, loadConfig } from './config';
-import { createLogger } from './logger';
+import { ConfigError, loadConfig } from './kernel/config';
+import { createLogger } from './kernel/logger';
 
 /** Entry point: parse the configuration, start everything, stop everything on SIGINT/SIGTERM. */
 async function main(): Promise<void> {

@@ -9,8 +9,8 @@ import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack } from './kit/stack';
 import { Session } from '../src/auth/session';
 import { startApp, type App } from '../src/app';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/kernel/config';
+import { createLogger } from '../src/kernel/logger';
 import { serviceEnv } from './kit/process';
 import path from 'node:path';
 

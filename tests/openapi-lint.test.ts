@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { buildContractOpenApi, buildContractSwagger } from '../src/modules/contracts/spec';
 import { createRestApi } from '../src/rest/rest-api';
 import { AREA_BASE, REST_ROUTES } from '../src/rest/routes';

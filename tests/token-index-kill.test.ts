@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { startLocalNode, type LocalNode } from '../src/chain/local-node';
 import { createDataSource, runMigrations } from '../src/database/data-source';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import { serviceEnv, spawnService, type ServiceProcess } from './kit/process';
 import { createTestDatabase } from './kit/stack';
 import { generateTokenChain, indexVersusChain, type TokenChain } from './kit/token-chain';

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses are asserted field by field */
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import type { TransactionRecordView } from '../src/modules/transactions';
 import { WebhookDeliveryWorker, type DeliveryWorkerOptions } from '../src/modules/webhooks';
 import { client, type Client } from './kit/http';

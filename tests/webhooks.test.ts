@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as PgClient } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/kernel/logger';
 import type { ContractEventItem } from '../src/modules/events';
 import type { TransactionRecordView } from '../src/modules/transactions';
 import { WebhookDeliveryWorker, type ContractEventSource, type DeliveryWorkerOptions } from '../src/modules/webhooks';

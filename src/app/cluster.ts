@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { AppConfig } from '../config';
-import type { Logger } from '../logger';
+import type { AppConfig } from '../kernel/config';
+import type { Logger } from '../kernel/logger';
 import { loadOrCreateDevCa } from '../modules/accounts/eds/dev-ca';
 import { aggregateWorkerMetrics } from '../server/instance-metrics';
 import { startDependencies, type Dependencies } from './index';

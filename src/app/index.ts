@@ -12,11 +12,12 @@ const splitUrls = (value: string | undefined): string[] =>
     .split(',')
     .map((u) => u.trim())
     .filter(Boolean);
-import { CHAIN_IDS, NETWORKS, type AppConfig, type Network } from '../config';
+import type { AppConfig } from '../kernel/config';
+import { CHAIN_IDS, NETWORKS, type Network } from '../kernel/network';
 import { ReadRouting } from '../database/read-routing';
 import { createDataSource, isDatabaseReady, runMigrations } from '../database/data-source';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 import { loadOrCreateDevCa } from '../modules/accounts/eds/dev-ca';
 import { TrustStore } from '../modules/accounts/eds/trust-store';
 import { resolverContainer } from '../resolvers';
@@ -32,9 +33,9 @@ import type { ContractEventsSubscription } from '../modules/events';
 import type { TokenTransfersSubscription } from '../modules/tokens';
 import { webhookBacklog } from '../modules/webhooks';
 import { COMPILE_LANES, type CompileLane } from '../modules/contracts/compiler/compiler';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { createLimitStore } from '../kernel/limit-store';
-import { INVALID_NETWORK_MESSAGE } from '../errors/error-map';
+import { INVALID_NETWORK_MESSAGE } from '../kernel/errors/error-map';
 
 const isNetwork = (value: string): value is Network => (NETWORKS as readonly string[]).includes(value);
 

@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
 import type { ReadRouting } from '../database/read-routing';
 import type { ChainRegistry } from '../chain/chain-registry';
-import { NETWORKS, type AppConfig } from '../config';
-import type { Logger } from '../logger';
+import type { AppConfig } from '../kernel/config';
+import { NETWORKS } from '../kernel/network';
+import type { Logger } from '../kernel/logger';
 import { AccessTokens } from '../auth/access-token';
 import { AccountService } from '../modules/accounts/accounts.service';
 import { Authority } from '../auth/authority';
@@ -28,7 +29,7 @@ import { ProjectService } from '../modules/projects/projects.service';
 import { RpcDoorService, RpcSubscriptions } from '../modules/rpc';
 import { EtherscanApi, VerificationService } from '../modules/verification';
 import type { NetworkName } from '../kernel/network-name';
-import { TransactionRecords, TransactionService, type TransactionStatusSink } from '../modules/transactions';
+import { TransactionRecords, TransactionRecordsService, type TransactionStatusSink } from '../modules/transactions';
 import { TransactionSender } from '../modules/wallets/transaction-sender';
 import { PendingCancels } from '../modules/wallets/pending-cancel';
 import { TransactionTracker } from '../modules/wallets/transaction-tracker';
@@ -49,7 +50,7 @@ export interface Services {
   explorer: ExplorerService;
   events: ContractEventsService;
   sender: TransactionSender;
-  transactions: TransactionService;
+  transactions: TransactionRecordsService;
   faucet: FaucetService;
   compiler: SolidityCompiler;
   contracts: ContractService;
@@ -132,7 +133,7 @@ export function createServices(deps: {
   );
   const records = new TransactionRecords(deps.ds, deps.logger, deps.transactionSink);
   const sender = new TransactionSender(deps.ds, deps.chains, deps.logger, records);
-  const transactions = new TransactionService(records, {
+  const transactions = new TransactionRecordsService(records, {
     // A pending record is cancelled by a replacement the wallets module signs (built below).
     cancelPending: (recordId) => pendingCancels.cancelPending(recordId),
   });

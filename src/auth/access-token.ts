@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 
 /** Developer tokens live 12 hours (docs/api.md, "Conventions"). */
 export const ACCESS_TOKEN_TTL_SECONDS = 12 * 60 * 60;

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { Authority, parseIpRange, type ApiKeyPrincipal, type KeyPolicies } from './authority';
 
 /** The key policies Authority checks on every face (docs/api.md, "API keys": policies, refusals). */

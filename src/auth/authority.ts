@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { apiKeyOf, type Credentials } from './credentials';
 import type { RequestLimit } from '../kernel/rate-limit';
 import type { AccessTokens, TokenClaims } from './access-token';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import type { Credentials } from './credentials';
 
 /** Who a long-lived operation runs as: an API key (by its hash), or a developer token (developer and generation). */

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import type { DeveloperEntity } from '../modules/accounts/developer.entity';
 import { RequestLimit } from '../kernel/rate-limit';
 import { Authority, type ApiKeyPrincipal } from './authority';

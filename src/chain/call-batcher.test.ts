@@ -1,6 +1,6 @@
 import { startBesuFront, type BesuFront } from '../../tests/kit/besu-node';
 import { capturingLogger } from '../../tests/kit/logs';
-import { createLogger, type Logger } from '../logger';
+import { createLogger, type Logger } from '../kernel/logger';
 import { CallBatcher, MissingBatchAnswerError, type SendPayload } from './call-batcher';
 import { ChainRegistry } from './chain-registry';
 import { startLocalNode, type LocalNode } from './local-node';

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JsonRpcProvider, keccak256, Wallet } from 'ethers';
-import { AppError } from '../errors/app-error';
-import { createLogger, type Logger } from '../logger';
+import { AppError } from '../kernel/errors/app-error';
+import { createLogger, type Logger } from '../kernel/logger';
 import { ChainRegistry } from './chain-registry';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
 import { startBesuFront } from '../../tests/kit/besu-node';

@@ -8,9 +8,9 @@ import {
   type JsonRpcPayload,
   type JsonRpcResult,
 } from 'ethers';
-import { CHAIN_IDS, NETWORKS, type Network } from '../config';
-import { AppError, isAppError } from '../errors/app-error';
-import type { Logger } from '../logger';
+import { CHAIN_IDS, NETWORKS, type Network } from '../kernel/network';
+import { AppError, isAppError } from '../kernel/errors/app-error';
+import type { Logger } from '../kernel/logger';
 import { checkDataSize, MAX_QUOTED_BYTES, quoted } from './abi/bounded-decoder';
 import { CallBatcher } from './call-batcher';
 import { FailoverTransport, WrongChainIdError } from './failover-transport';

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { applyFeePolicy, type NodeFees } from './fee-policy';
 
 const london: NodeFees = { gasPrice: 1_000_000_000n, maxFeePerGas: 2_000_000_100n, maxPriorityFeePerGas: 100n };

@@ -1,5 +1,5 @@
-import type { Network } from '../config';
-import { AppError } from '../errors/app-error';
+import type { Network } from '../kernel/network';
+import { AppError } from '../kernel/errors/app-error';
 import type { FeePolicy } from '../kernel/network-settings';
 
 /** Fee fields of a transaction to sign: EIP-1559 (type 2) or legacy (type 0). */

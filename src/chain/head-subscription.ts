@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 
 /** What a head subscription tells its listener. */
 export interface HeadListener {

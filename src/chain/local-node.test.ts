@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import { createLogger } from '../logger';
+import { createLogger } from '../kernel/logger';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
 
 const logger = createLogger('silent');

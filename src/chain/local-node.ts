@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 
 /** Private key of anvil's dev account #0 (default mnemonic "test test ... junk"), funded with 10000 ETH. */
 export const LOCAL_NODE_FUNDED_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import { createLogger } from '../logger';
+import { createLogger } from '../kernel/logger';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from './local-node';
 import { waitForReceipt } from './receipt-wait';
 

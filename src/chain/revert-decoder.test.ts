@@ -1,6 +1,6 @@
 import { AbiCoder, getAddress, Interface } from 'ethers';
 import { leastLoopHoldCpuMs } from '../../tests/kit/cpu-time';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { decodeRevertData } from './revert-decoder';
 
 const coder = AbiCoder.defaultAbiCoder();

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../kernel/ports';
 import { capturingLogger } from '../../tests/kit/logs';
-import { createLogger } from '../logger';
+import { createLogger } from '../kernel/logger';
 import {
   causeLine,
   closedAncestor,

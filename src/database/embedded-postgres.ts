@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Client } from 'pg';
 import { bindable, freePort } from '../kernel/ports';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 
 export interface EmbeddedPostgres {
   /** postgres://postgres:<password>@127.0.0.1:<port>/devportal; holds the password, never log it. */

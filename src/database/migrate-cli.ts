@@ -1,7 +1,7 @@
 // `npm run migrate`: applies pending migrations to DATABASE_URL, or to the embedded database.
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../config';
-import { createLogger } from '../logger';
+import { ConfigError, loadConfig } from '../kernel/config';
+import { createLogger } from '../kernel/logger';
 import { createDataSource, runMigrations } from './data-source';
 import { startEmbeddedPostgres } from './embedded-postgres';
 

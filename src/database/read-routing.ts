@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource } from 'typeorm';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 
 /**
  * DATABASE_READ_URL (docs/api.md, "Operations"): where the explorer's index reads go. Only reads

@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers';
-import { AppError } from '../errors/app-error';
+import { AppError } from './errors/app-error';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 

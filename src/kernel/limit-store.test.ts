@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startRedis, type TestRedis } from '../../tests/kit/redis';
-import { AppError } from '../errors/app-error';
+import { AppError } from './errors/app-error';
 import { createLimitStore, memoryLimitStore, type LimitStore } from './limit-store';
 import { RequestLimit } from './rate-limit';
 

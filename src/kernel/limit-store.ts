@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Logger } from '../logger';
+import type { Logger } from './logger';
 
 /**
  * Where the per-second limits and the WebSocket connection caps are counted (docs/api.md, "Several

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { CHAIN_IDS, type Network } from '../config';
+import { CHAIN_IDS, type Network } from './network';
 
 /** The two networks of the service, as a GraphQL enum (values are the REST `network` strings). */
 export enum NetworkName {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from './errors/app-error';
 
 /** Page sizes of growing lists (docs/api.md, "Conventions"): default 25, at most 100. */
 export const DEFAULT_PAGE = 25;

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { createTestDatabase } from '../../tests/kit/stack';
 import { createDataSource, runMigrations } from '../database/data-source';
-import { AppError } from '../errors/app-error';
+import { AppError } from './errors/app-error';
 import { createRateLimits } from './rate-limit';
 
 describe('rate limits', () => {

@@ -5,7 +5,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../errors/app-error';
+import { AppError } from './errors/app-error';
 import type { LimitStore } from './limit-store';
 
 /** Table of the shared counters (migrations/1763780000000-RateLimits.ts). */

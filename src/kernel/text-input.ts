@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from './errors/app-error';
 
 /**
  * Control characters no text input may hold (docs/api.md, "Conventions"): NUL and the other C0

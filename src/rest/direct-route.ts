@@ -19,10 +19,10 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { compileDocument } from '../schema/compile';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
-import { errorBody, type PublicError } from '../errors/error-map';
+import { errorBody, type PublicError } from '../kernel/errors/error-map';
 import type { RequestContext } from '../auth/request-context';
 import { endTogether } from './answer-batch';
 import { omitNulls } from './omit-nulls';

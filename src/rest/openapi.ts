@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from '../errors/error-codes';
+import { ERROR_STATUS } from '../kernel/errors/error-codes';
 import { AREA_BASE, routeStatus, toRouterPath, type RestArea, type RestRoute } from './routes';
 
 /** An OpenAPI 3 document as plain JSON (only the parts this module touches are typed). */

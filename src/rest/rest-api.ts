@@ -17,9 +17,9 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { useSofa } from 'sofa-api';
-import { AppError } from '../errors/app-error';
-import { errorBody, INVALID_NETWORK_MESSAGE, toPublicError, type PublicError } from '../errors/error-map';
-import type { Logger } from '../logger';
+import { AppError } from '../kernel/errors/app-error';
+import { errorBody, INVALID_NETWORK_MESSAGE, toPublicError, type PublicError } from '../kernel/errors/error-map';
+import type { Logger } from '../kernel/logger';
 import { assertCost } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';

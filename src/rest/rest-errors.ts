@@ -10,8 +10,8 @@ import {
   Kind,
   type OperationDefinitionNode,
 } from 'graphql';
-import { AppError } from '../errors/app-error';
-import { errorBody, type PublicError } from '../errors/error-map';
+import { AppError } from '../kernel/errors/app-error';
+import { errorBody, type PublicError } from '../kernel/errors/error-map';
 
 /**
  * REST clients send JSON bodies, path and query parameters, not GraphQL variables: their errors

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { AppError } from '../errors/app-error';
-import { createLogger } from '../logger';
+import { AppError } from '../kernel/errors/app-error';
+import { createLogger } from '../kernel/logger';
 import { errorFaces } from './error-faces';
 import { Metrics } from './metrics';
 

@@ -1,16 +1,16 @@
 import type http from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError } from '../errors/app-error';
-import { toPublicError, type PublicError } from '../errors/error-map';
-import type { Logger } from '../logger';
+import { AppError } from '../kernel/errors/app-error';
+import { toPublicError, type PublicError } from '../kernel/errors/error-map';
+import type { Logger } from '../kernel/logger';
 import type { RequestContext } from '../auth/request-context';
 import { sendErrorResponse } from '../rest/rest-errors';
 import type { Metrics } from './metrics';
 
 /**
  * How an error becomes an answer, one adapter per face, every one fed by the one error map
- * (`toPublicError`, src/errors/error-map.ts). An error the map does not know is answered as a bare
+ * (`toPublicError`, src/kernel/errors/error-map.ts). An error the map does not know is answered as a bare
  * INTERNAL, counted (`unexpected_errors_total`) and logged with the request id, on every face.
  *
  * - HTTP JSON (REST, the direct routes, the edge's refusals, the ops routes): `http`, the body of

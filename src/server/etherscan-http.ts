@@ -1,10 +1,10 @@
 import type http from 'node:http';
 import type { RequestContext } from '../auth/request-context';
-import type { PublicError } from '../errors/error-map';
+import type { PublicError } from '../kernel/errors/error-map';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import type { BeginRequest } from './with-request-id';
 import { pathOf, type Step } from './step';
 

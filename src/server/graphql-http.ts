@@ -11,14 +11,14 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { RequestContext } from '../auth/request-context';
-import type { PublicError } from '../errors/error-map';
+import type { PublicError } from '../kernel/errors/error-map';
 import { readPlainBody } from '../rest/direct-route';
 import { endTogether } from '../rest/answer-batch';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import { compileDocument } from '../schema/compile';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 

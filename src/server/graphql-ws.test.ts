@@ -5,12 +5,12 @@ import WebSocket from 'ws';
 import { LiveCredentials } from '../auth/live-credentials';
 import type { Session } from '../auth/session';
 import { memoryLimitStore } from '../kernel/limit-store';
-import { createLogger } from '../logger';
+import { createLogger } from '../kernel/logger';
 import { createGraphQLPipeline } from '../schema/limits';
 import { errorFaces } from './error-faces';
 import { graphqlWs } from './graphql-ws';
 import { Metrics } from './metrics';
-import { requestContexts } from './request-context';
+import { requestContexts } from './request-contexts';
 
 // How the WebSocket server stops (the HTTP drain, drain.ts, waits for it): dispose() closes every
 // connection with 1001 and resolves once they have closed; cut() ends at once the ones that have not.

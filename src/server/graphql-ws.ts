@@ -7,13 +7,13 @@ import { WebSocketServer } from 'ws';
 import { credentialsFrom } from '../auth/credentials';
 import type { LiveCredentials } from '../auth/live-credentials';
 import type { RequestContext } from '../auth/request-context';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { clientLimitKey } from '../kernel/client-address';
 import type { ConnectionCap } from '../kernel/limit-store';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import { revocable } from './revocable-stream';
 import { sharedSubscribe } from './shared-subscription';
 

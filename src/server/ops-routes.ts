@@ -1,6 +1,6 @@
 import http from 'node:http';
 import express from 'express';
-import type { PublicError } from '../errors/error-map';
+import type { PublicError } from '../kernel/errors/error-map';
 import type { ErrorFaces } from './error-faces';
 import { hasMetricsToken } from './edge';
 import type { Metrics } from './metrics';

@@ -1,11 +1,11 @@
 import type express from 'express';
 import type { GraphQLSchema } from 'graphql';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
 import { createRestApi, MAX_BODY_BYTES, type ServedDocuments } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import type { ErrorFaces } from './error-faces';
-import type { RequestContexts } from './request-context';
+import type { RequestContexts } from './request-contexts';
 import type { Step } from './step';
 import { BODY_TOO_LARGE } from './with-body-limit';
 import { BAD_PATH } from './with-errors';

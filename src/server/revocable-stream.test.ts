@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error';
+import { AppError } from '../kernel/errors/app-error';
 import { revocable } from './revocable-stream';
 
 /** A feed that yields what is pushed to it and otherwise waits, as a subscription's does. */

@@ -1,4 +1,4 @@
-import type { AppError } from '../errors/app-error';
+import type { AppError } from '../kernel/errors/app-error';
 
 /**
  * An error that ends a subscription: graphql-ws keeps only a thrown error's message and

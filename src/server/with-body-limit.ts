@@ -1,5 +1,5 @@
 import express from 'express';
-import type { PublicError } from '../errors/error-map';
+import type { PublicError } from '../kernel/errors/error-map';
 import { MAX_BODY } from '../rest/rest-api';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type express from 'express';
-import { errorBody, type PublicError } from '../errors/error-map';
+import { errorBody, type PublicError } from '../kernel/errors/error-map';
 import type { ErrorFaces } from './error-faces';
 import { bodyParserError } from './with-body-limit';
 import { requestIdOf } from './with-request-id';

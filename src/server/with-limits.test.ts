@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { credentialsFromHttpHeaders } from '../auth/credentials';
 import { RequestLimit } from '../kernel/rate-limit';
-import { createLogger } from '../logger';
+import { createLogger } from '../kernel/logger';
 import { errorFaces } from './error-faces';
 import { Metrics } from './metrics';
 import { inOrder } from './step';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 import { AREA_BASE } from '../rest/routes';
 import type { Metrics } from './metrics';
 import { chargeAnswer } from './answer-charge';

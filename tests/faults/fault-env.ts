@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LOCAL_NODE_FUNDED_KEY, startLocalNode, type LocalNode } from '../../src/chain/local-node';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/kernel/logger';
 import { createDevCa, type DevCa } from '../../src/modules/accounts/eds/dev-ca';
 import { serviceEnv as serviceEnvOf, spawnService, type ServiceProcess } from '../kit/process';
 import { createTestDatabase, sqlRows } from '../kit/stack';

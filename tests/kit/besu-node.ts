@@ -38,7 +38,7 @@ import { Transaction } from 'ethers';
 import { Pool } from 'undici';
 import WebSocket, { WebSocketServer } from 'ws';
 import { startLocalNode } from '../../src/chain/local-node';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/kernel/logger';
 
 export interface BesuFrontOptions {
   /** The real node behind (anvil). */

@@ -1,5 +1,5 @@
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import type { Network } from '../../src/config';
+import type { Network } from '../../src/kernel/network';
 import type { Stack } from './stack';
 
 /** anvil's default mnemonic accounts #1..#9 (funded with 10000 coins each); #0 is the dev faucet. */

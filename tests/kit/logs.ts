@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../../src/logger';
+import { createLogger, type Logger } from '../../src/kernel/logger';
 
 /** A logger whose JSON lines are kept, parsed, for assertions. */
 export function capturingLogger(level = 'debug'): {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startApp, type App } from '../../src/app';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
+import { loadConfig } from '../../src/kernel/config';
+import { createLogger } from '../../src/kernel/logger';
 import { createDevCa, type DevCa } from '../../src/modules/accounts/eds/dev-ca';
 import { LOCAL_NODE_FUNDED_KEY } from '../../src/chain/local-node';
-import { CHAIN_IDS, NETWORKS, type Network } from '../../src/config';
+import { CHAIN_IDS, NETWORKS, type Network } from '../../src/kernel/network';
 import { startBesuChain, type BesuChain, type BesuFrontOptions } from './besu-node';
 
 /** PostgreSQL every machine runs for tests (trust auth). */

@@ -1,5 +1,5 @@
 import { ConstructorFragment, FunctionFragment } from 'ethers';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { encodeArgs } from './abi-args';
 
 const UINT256_MAX = (1n << 256n) - 1n;

@@ -1,6 +1,6 @@
 import { getAddress, type ConstructorFragment, type FunctionFragment, type ParamType } from 'ethers';
 import { elementaryTypeNamed } from './elementary-type';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 
 /** A value that does not fit its ABI type; `path` locates it inside the argument (`args[1].to[2]`). */
 class ArgumentMismatch extends Error {

@@ -1,5 +1,5 @@
 import { Interface } from 'ethers';
-import { isAppError } from '../../errors/app-error';
+import { isAppError } from '../../kernel/errors/app-error';
 import { decodeEvent, decodeLogWith, findEvent, listEvents } from './abi-event';
 
 const ADDR = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

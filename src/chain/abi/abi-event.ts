@@ -1,5 +1,5 @@
 import { EventFragment, ParamType } from 'ethers';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { eventArgs } from './abi-json';
 import { AbiDataError, decodeParams, decodeParamsAsync } from './bounded-decoder';
 

@@ -1,5 +1,5 @@
 import { FunctionFragment } from 'ethers';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 
 /** One callable function of a contract ABI, as the gateway and the contract specification see it. */
 export interface AbiMethod {

@@ -1,6 +1,6 @@
 import { leastLoopHoldCpuMs } from '../../../tests/kit/cpu-time';
 import { AbiCoder, FunctionFragment, getAddress, Interface, ParamType } from 'ethers';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { decodeResult } from '../../../tests/kit/ethers-abi-json';
 import {
   AbiDataError,

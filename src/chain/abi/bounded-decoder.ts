@@ -1,5 +1,5 @@
 import { ParamType, type FunctionFragment } from 'ethers';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { addressDigits, boolJson, bytesJson, checksummed, intJson, keyedByName } from './abi-json';
 
 /** Return, revert, call or log data longer than this is not decoded (docs/api.md "Hostile chain data"). */

@@ -1,5 +1,5 @@
 import { AbiCoder, Interface } from 'ethers';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { findMethod } from './abi-method';
 import { CallCodec } from './call-codec';
 

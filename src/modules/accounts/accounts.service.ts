@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../errors/app-error';
-import type { Logger } from '../../logger';
+import { AppError } from '../../kernel/errors/app-error';
+import type { Logger } from '../../kernel/logger';
 import { NetworkName } from '../../kernel/network-name';
 import { ProjectService } from '../projects';
 import { WalletService } from '../wallets';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import type { Session } from '../../auth/session';
 import type { Analytics, ApiKeyUsage, ContractUsage, DailyUsage, MethodUsage, UsageStats } from './analytics.types';
 import { BUCKET_COUNT, quantile } from './latency-histogram';

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import { BUCKET_COUNT, bucketOf } from './latency-histogram';
 
 /** What a call was: a gateway query or invoke, or a call of the JSON-RPC door (docs/api.md, "JSON-RPC door"). */

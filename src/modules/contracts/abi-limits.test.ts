@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { abiExcess, assertAbiWithinLimits, MAX_ABI_BYTES, MAX_TUPLE_DEPTH, tupleDepth } from './abi-limits';
 
 /** A struct parameter `depth` tuples deep (solc's ABI JSON), a uint256 at the bottom. */

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 
 /** Largest ABI a compiled contract may have, in bytes of compact JSON (docs/api.md, "Contracts"). */
 export const MAX_ABI_BYTES = 256 * 1024;

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 /** Lifecycle of a contract record (docs/api.md, "Contracts"). */
 export type ContractStatus = 'compiled' | 'deploying' | 'deployed' | 'failed' | 'rejected';

@@ -1,9 +1,9 @@
 import { Interface, concat, getAddress, keccak256 } from 'ethers';
 import type { DataSource } from 'typeorm';
-import { CHAIN_IDS, type Network } from '../../config';
+import { CHAIN_IDS, type Network } from '../../kernel/network';
 import { checksum } from '../../kernel/address';
-import { AppError } from '../../errors/app-error';
-import type { Logger } from '../../logger';
+import { AppError } from '../../kernel/errors/app-error';
+import type { Logger } from '../../kernel/logger';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
 import { clientLimitKey } from '../../kernel/client-address';
 import type { Session } from '../../auth/session';

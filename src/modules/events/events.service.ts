@@ -9,11 +9,11 @@ import {
   type AbiEvent,
   type DecodedEvent,
 } from '../../chain/abi';
-import type { Network } from '../../config';
-import { AppError, isAppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError, isAppError } from '../../kernel/errors/app-error';
 import { checksum } from '../../kernel/address';
 import { decodeCursorWith, encodeCursor, pageLimit } from '../../kernel/pagination';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import type { ContractEntity, ContractService } from '../contracts';
 import type { ExplorerService, LogPosition, StoredContractLog } from '../explorer';
 import type { ContractEventItem, ContractEventPage } from './events.types';

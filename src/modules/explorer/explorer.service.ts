@@ -1,13 +1,13 @@
 import type { DataSource } from 'typeorm';
 import type { ReadRouting } from '../../database/read-routing';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import { PortalContracts } from './portal/portal-contracts';
 import { AddressesService } from './queries/addresses/addresses.service';
 import { BlocksService } from './queries/blocks/blocks.service';
 import { NetworkStatusService } from './queries/network-status/network-status.service';
 import { SearchService } from './queries/search/search.service';
-import { TransactionsService } from './queries/transactions/transactions.service';
+import { ExplorerTransactionsService } from './queries/transactions/transactions.service';
 import { VerifiedAssetsService } from './queries/verified-assets/verified-assets.service';
 import { BlockIndex } from './runtime/block-index';
 import { ChainReader } from './runtime/chain-reader';
@@ -26,7 +26,7 @@ export class ExplorerService {
   readonly index: BlockIndex;
   readonly runtime: ExplorerRuntime;
   readonly blocks: BlocksService;
-  readonly transactions: TransactionsService;
+  readonly transactions: ExplorerTransactionsService;
   readonly addresses: AddressesService;
   readonly search: SearchService;
   readonly networkStatus: NetworkStatusService;
@@ -60,7 +60,7 @@ export class ExplorerService {
       },
       logger.child({ component: 'tokens' }),
     );
-    this.transactions = new TransactionsService(reader, index, portal, this.tokens);
+    this.transactions = new ExplorerTransactionsService(reader, index, portal, this.tokens);
     this.addresses = new AddressesService(reader, index, portal);
     this.search = new SearchService(reader, index, portal, this.tokens);
     this.networkStatus = new NetworkStatusService(reader, index, runtime, chains);

@@ -13,7 +13,7 @@ import { BlocksResolver } from './queries/blocks/blocks.resolver';
 import { LiveBlocksResolver } from './queries/blocks/live-blocks.resolver';
 import { NetworkStatusResolver } from './queries/network-status/network-status.resolver';
 import { SearchResolver } from './queries/search/search.resolver';
-import { TransactionsResolver } from './queries/transactions/transactions.resolver';
+import { ExplorerTransactionsResolver } from './queries/transactions/transactions.resolver';
 import { VerifiedAssetsResolver } from './queries/verified-assets/verified-assets.resolver';
 
 export { ExplorerService } from './explorer.service';
@@ -39,7 +39,7 @@ export const EXPLORER_MODULE = domainManifest<{ explorer: ExplorerService }>({
     { type: NetworkStatusResolver, build: (s) => new NetworkStatusResolver(s.explorer.networkStatus) },
     { type: SearchResolver, build: (s) => new SearchResolver(s.explorer.search) },
     ...TOKENS_MODULE.resolvers,
-    { type: TransactionsResolver, build: (s) => new TransactionsResolver(s.explorer.transactions) },
+    { type: ExplorerTransactionsResolver, build: (s) => new ExplorerTransactionsResolver(s.explorer.transactions) },
     { type: BlocksResolver, build: (s) => new BlocksResolver(s.explorer.blocks) },
     { type: AddressesResolver, build: (s) => new AddressesResolver(s.explorer.addresses) },
     { type: VerifiedAssetsResolver, build: (s) => new VerifiedAssetsResolver(s.explorer.verifiedAssets) },

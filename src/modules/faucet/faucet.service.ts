@@ -1,8 +1,8 @@
 import { Wallet, parseEther } from 'ethers';
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
-import type { Logger } from '../../logger';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
+import type { Logger } from '../../kernel/logger';
 import type { Session } from '../../auth/session';
 import type { TransactionSender, TransactionSigner } from '../wallets';
 import type { WalletService } from '../wallets';

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { isAccepted, successStatus } from '../../kernel/success-status';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import type { GatewayInvokeResult } from './gateway.types';
 import { forgetUnsentKey } from './unsent-key.query';
 

@@ -1,4 +1,4 @@
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 import { KnownHeads, type HeadObservation } from './known-heads';
 
 /** A chain follower stand-in: the head it reports, and how many hold it fast. */

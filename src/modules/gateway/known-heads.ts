@@ -1,4 +1,4 @@
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 /** A head as a follower of the chain last saw it. */
 export interface HeadObservation {

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { ReadCache } from './read-cache';
 
 const TO = '0x5FbDB2315678afecb367f032d93F642f64180aa3';

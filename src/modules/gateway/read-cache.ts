@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Network } from '../../config';
-import { AppError, isAppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError, isAppError } from '../../kernel/errors/app-error';
 
 export interface ReadCacheOptions {
   /** Most answers kept per network (GATEWAY_READ_CACHE_MAX_ENTRIES); 0 turns caching off (calls are still coalesced). */

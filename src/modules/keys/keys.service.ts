@@ -1,8 +1,8 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../errors/app-error';
-import type { Logger } from '../../logger';
+import { AppError } from '../../kernel/errors/app-error';
+import type { Logger } from '../../kernel/logger';
 import { isUuid } from '../../kernel/pagination';
 import { apiKeyOf, type Credentials } from '../../auth/credentials';
 import { parseIpRange, type ApiKeyPrincipal, type Authority, type SpendCaps } from '../../auth/authority';

@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createTestDatabase } from '../../../tests/kit/stack';
-import { createLogger } from '../../logger';
+import { createLogger } from '../../kernel/logger';
 import { LISTENER_APPLICATION_PREFIX, REVOCATION_CHANNEL, RevocationChannel } from './revocation-channel';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 
 /** PostgreSQL channel on which every instance hears of revoked API keys. */
 export const REVOCATION_CHANNEL = 'api_key_revoked';

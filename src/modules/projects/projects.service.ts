@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import type { Session } from '../../auth/session';
 import { ProjectEntity } from './project.entity';
 import type { CreateProjectInput, Project } from './projects.types';

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import { MAX_LOG_BLOCKS } from './rpc-methods';
 
 /** A new block as the service's chain watcher publishes it: in order, none missed, none repeated. */

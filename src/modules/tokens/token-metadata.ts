@@ -1,5 +1,5 @@
-import { isAppError } from '../../errors/app-error';
-import type { Network } from '../../config';
+import { isAppError } from '../../kernel/errors/app-error';
+import type { Network } from '../../kernel/network';
 
 /**
  * A token's metadata read from the contract (docs/api.md, "Tokens"): `name()`, `symbol()`,

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 import { NO_TOKEN_ID, ZERO_ADDRESS, type TokenTransferRow, type TokenType } from './token-logs';
 
 type Row = Record<string, unknown>;

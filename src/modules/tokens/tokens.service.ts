@@ -1,11 +1,11 @@
 import { Repeater } from '@graphql-yoga/subscription';
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
-import { AppError, isAppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError, isAppError } from '../../kernel/errors/app-error';
 import { checksum, parseAddress } from '../../kernel/address';
 import { NetworkName } from '../../kernel/network-name';
 import { decodeCursorWith, encodeCursor, pageLimit } from '../../kernel/pagination';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import { readTokenMetadata, type NodeCall } from './token-metadata';
 import { NO_BATCH_INDEX, NO_TOKEN_ID, type TokenType } from './token-logs';
 import {

@@ -1,9 +1,9 @@
 /** What the transactions module offers the other modules (the only file they may import from it). */
 import { domainManifest } from '../../kernel/domain-manifest';
 import { TransactionRecordEntity } from './transaction-record.entity';
-import { TransactionsResolver } from './transactions.resolver';
+import { TransactionRecordsResolver } from './transactions.resolver';
 import { TRANSACTIONS_ROUTES } from './transactions.routes';
-import type { TransactionService } from './transactions.service';
+import type { TransactionRecordsService } from './transactions.service';
 
 export {
   TransactionRecords,
@@ -21,12 +21,12 @@ export {
   type TransactionRecordStatus,
   type RecordedCall,
 } from './transaction-record.entity';
-export { TransactionService, type PendingCanceller, type TransactionRetrier } from './transactions.service';
+export { TransactionRecordsService, type PendingCanceller, type TransactionRetrier } from './transactions.service';
 
 /** The transactions domain: the records of every transaction the portal sends. */
-export const TRANSACTIONS_MODULE = domainManifest<{ transactions: TransactionService }>({
+export const TRANSACTIONS_MODULE = domainManifest<{ transactions: TransactionRecordsService }>({
   name: 'transactions',
   entities: [TransactionRecordEntity],
-  resolvers: [{ type: TransactionsResolver, build: (s) => new TransactionsResolver(s.transactions) }],
+  resolvers: [{ type: TransactionRecordsResolver, build: (s) => new TransactionRecordsResolver(s.transactions) }],
   routes: TRANSACTIONS_ROUTES,
 });

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 // Read model of the transactions signed for a record (docs/architecture.md, "Tables: one owner
 // each"): the wallets' signed transaction names the record it was sent for, and whether it was

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 export type TransactionRecordKind = 'invoke' | 'deploy' | 'faucet';
 export type TransactionRecordStatus = 'queued' | 'pending' | 'success' | 'reverted' | 'failed' | 'cancelled';

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Network } from '../../config';
-import type { Logger } from '../../logger';
+import type { Network } from '../../kernel/network';
+import type { Logger } from '../../kernel/logger';
 import type {
   RecordedCall,
   TransactionHistoryEntry,

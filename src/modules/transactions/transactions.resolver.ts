@@ -1,12 +1,12 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { NetworkName } from '../../kernel/network-name';
 import type { RequestContext } from '../../auth/request-context';
-import type { TransactionService } from './transactions.service';
+import type { TransactionRecordsService } from './transactions.service';
 import { GatewayTransaction, GatewayTransactionPage } from './transactions.types';
 
 @Resolver()
-export class TransactionsResolver {
-  constructor(private readonly transactions: TransactionService) {}
+export class TransactionRecordsResolver {
+  constructor(private readonly transactions: TransactionRecordsService) {}
 
   @Query(() => GatewayTransaction, {
     description:

@@ -1,7 +1,7 @@
 import type { Session } from '../../auth/session';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { decodeCursor, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 import type { TransactionRecords } from './transaction-records';
 import type { GatewayTransaction, GatewayTransactionPage } from './transactions.types';
 import type { StoredRecord } from './transaction-records';
@@ -25,7 +25,7 @@ export interface TransactionRetrier {
 }
 
 /** Reads transaction records for their developer or the API key that sent them. */
-export class TransactionService {
+export class TransactionRecordsService {
   private retrier?: TransactionRetrier;
 
   constructor(

@@ -1,10 +1,10 @@
 import { Interface, type InterfaceAbi } from 'ethers';
 import type { DataSource } from 'typeorm';
-import { isAppError } from '../../errors/app-error';
+import { isAppError } from '../../kernel/errors/app-error';
 import { checksum, isAddressLike } from '../../kernel/address';
 import { clientLimitKey } from '../../kernel/client-address';
 import { CHAIN_IDS, NETWORKS, type Network } from '../../kernel/network';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import type { ChainReader } from '../explorer';
 import type { NetworkName } from '../../kernel/network-name';
 import type { TokenType, TokensService } from '../tokens';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 // Read models of the Etherscan-compatible API over the explorer's index (docs/architecture.md,
 // "Tables: one owner each"; docs/api.md, "Etherscan-compatible API"): transactions with their

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 // Read models of verification's sources (docs/architecture.md, "Tables: one owner each"): a portal
 // contract's record (the contracts domain's table) and a contract's creation transaction in the

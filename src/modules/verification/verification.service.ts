@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import { checksum, isAddressLike } from '../../kernel/address';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import type { PoolOutcome, SolidityCompiler } from '../contracts';
 import type { ChainReader } from '../explorer';
 import { bareHex, compareCreation, compareRuntime, type ImmutableReferences, type MatchKind } from './bytecode-match';

@@ -1,7 +1,7 @@
 import type { ChainRegistry } from '../../chain/chain-registry';
 import { classifySendError } from '../../chain/send-outcome';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import type { BroadcastOutcome } from './send-errors';
 
 /** One eth_sendRawTransaction, its failure read by the one taxonomy of node answers (src/chain/send-outcome). */

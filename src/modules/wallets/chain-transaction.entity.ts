@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 /** `cancel`: the 0-value transfer to itself that replaces a pending transaction its record cancels. */
 export type ChainTransactionKind = 'faucet' | 'deploy' | 'invoke' | 'nonce-filler' | 'cancel';

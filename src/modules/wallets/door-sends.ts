@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import type { Network } from '../../config';
-import type { Logger } from '../../logger';
+import type { Network } from '../../kernel/network';
+import type { Logger } from '../../kernel/logger';
 
 /** Door sends looked up on one pass, at most. */
 const SETTLE_BATCH = 200;

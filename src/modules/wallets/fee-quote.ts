@@ -1,8 +1,8 @@
 import type { FeeData } from 'ethers';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import { applyFeeOverrides, applyFeePolicy, type FeeFields } from '../../chain/fee-policy';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import { translateSendError } from './send-errors';
 import type { PreparedTransaction, SendRequest } from './send-request';
 

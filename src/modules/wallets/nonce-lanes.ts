@@ -1,6 +1,6 @@
 import type { JsonRpcProvider } from 'ethers';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 
 /** Serialises work per key inside this process (other processes are held off by PostgreSQL). */

@@ -4,8 +4,8 @@ import type { DataSource } from 'typeorm';
 import { nodeUnreachableError, type ChainRegistry } from '../../chain/chain-registry';
 import { waitForReceipt } from '../../chain/receipt-wait';
 import { decodeRevert, decodeRevertData } from '../../chain/revert-decoder';
-import type { Network } from '../../config';
-import type { Logger } from '../../logger';
+import type { Network } from '../../kernel/network';
+import type { Logger } from '../../kernel/logger';
 import type { TransactionRecords } from '../transactions';
 import type { MinedTransaction } from './send-request';
 

@@ -1,8 +1,8 @@
 import { nodeUnreachableError } from '../../chain/chain-registry';
 import { decodeRevert, isInsufficientFunds } from '../../chain/revert-decoder';
 import type { SendOutcome } from '../../chain/send-outcome';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import type { SendRequest } from './send-request';
 
 /** What became of one broadcast. */

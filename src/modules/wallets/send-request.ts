@@ -1,7 +1,7 @@
 import type { Interface, JsonRpcProvider, Wallet } from 'ethers';
 import type { EntityManager } from 'typeorm';
 import type { FeeFields, FeeFloor, FeeOverrides } from '../../chain/fee-policy';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 import type { SpendCaps } from '../../auth/authority';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 

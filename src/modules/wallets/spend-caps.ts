@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import type { Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import { LOCK_KEYS } from '../../kernel/lock-keys';
 import type { SpendCaps } from '../../auth/authority';
 import { spendOfDay } from './spend-of-day.query';

@@ -2,9 +2,9 @@ import { keccak256, type Interface, type JsonRpcProvider, type TransactionReceip
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import type { FeeFields } from '../../chain/fee-policy';
-import { CHAIN_IDS, type Network } from '../../config';
-import { AppError } from '../../errors/app-error';
-import type { Logger } from '../../logger';
+import { CHAIN_IDS, type Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
+import type { Logger } from '../../kernel/logger';
 import type { NewRecord, StoredRecord, TransactionRecords } from '../transactions';
 import { broadcastOnce } from './broadcast';
 import { FeeQuote, feePerGasOf } from './fee-quote';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 
 // Read model of a wallet's history (docs/architecture.md, "Tables: one owner each"): the wallet's
 // own sends, the records that ended them and the explorer's index of the wallet's other

@@ -1,8 +1,8 @@
 import { Wallet, formatEther, getAddress, hexlify, randomBytes } from 'ethers';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import { CHAIN_IDS, type Network } from '../../config';
-import { AppError } from '../../errors/app-error';
+import { CHAIN_IDS, type Network } from '../../kernel/network';
+import { AppError } from '../../kernel/errors/app-error';
 import type { Session } from '../../auth/session';
 import { CustodialWalletEntity } from './custodial-wallet.entity';
 import type { TransactionSigner } from './send-request';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { DataSource } from 'typeorm';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import { NETWORKS } from '../../kernel/network';
 import type { IndexSignal } from '../explorer';
 import { DELIVERY_TIMEOUT_MS, postMessage, type AttemptOutcome } from './webhook-sender';

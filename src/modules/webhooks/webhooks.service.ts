@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../../chain/chain-registry';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../kernel/errors/app-error';
 import { decodeCursorWith, encodeCursor, isUuid, pageLimit } from '../../kernel/pagination';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../kernel/logger';
 import type { Session } from '../../auth/session';
 import type { ContractService } from '../contracts';
 import { findEvent, listEvents } from '../../chain/abi';

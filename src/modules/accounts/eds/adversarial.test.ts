@@ -4,7 +4,7 @@ import path from 'node:path';
 import { leastLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
 import * as der from '../../../../tests/kit/der-surgery';
 import { derToPem, OpensslPki, spkiSha256, type Authority, type Credential } from '../../../../tests/kit/openssl-pki';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { CrlStore } from './crl-store';
 import { verifyEdsProof, type EdsIdentity, type EdsProof, type RevocationPolicy } from './eds-verifier';
 import { TrustStore } from './trust-store';

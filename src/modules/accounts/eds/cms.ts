@@ -1,5 +1,5 @@
 import * as asn1js from 'asn1js';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { MAX_PROOF_CERTIFICATES } from './chain';
 import { assertAllowedKey } from './key-policy';
 import { decodeBase64, decodePemBlocks, isPem } from './pem';

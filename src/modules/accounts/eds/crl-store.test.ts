@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { OpensslPki, derToPem, type Authority, type Credential } from '../../../../tests/kit/openssl-pki';
 import { CrlStore } from './crl-store';
 import { parseCertificateDer, type ParsedCertificate } from './pki';

@@ -1,5 +1,5 @@
 import { constants, createHash, createPrivateKey, sign, X509Certificate } from 'node:crypto';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { createDevCa, issueCertificate, signNonce, signNonceCms, type DevCa, type DevCredential } from './dev-ca';
 import { verifyEdsProof, type EdsIdentity, type EdsProof } from './eds-verifier';
 import { webcrypto, x509 } from './pki';

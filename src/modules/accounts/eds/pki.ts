@@ -3,7 +3,7 @@ import { createHash, webcrypto as nodeWebcrypto, X509Certificate as NativeCertif
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { assertSameEncoding, parseStrictDer } from './strict-der';
 
 /**

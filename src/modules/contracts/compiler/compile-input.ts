@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import type { CompileInput } from './compiler.types';
 
 /** The sources may fill the whole 1 MiB request body (docs/api.md, "Conventions"); the body limit is what refuses more. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLogger } from '../../../logger';
+import { createLogger } from '../../../kernel/logger';
 import { CompileStore } from './compile-store';
 import { SolidityCompiler } from './compiler';
 

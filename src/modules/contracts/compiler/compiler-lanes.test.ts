@@ -1,4 +1,4 @@
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { SolidityCompiler } from './compiler';
 import { SolcWorkerPool } from './solc-worker-pool';
 

@@ -1,7 +1,7 @@
 import { startRedis, type TestRedis } from '../../../../tests/kit/redis';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { createLimitStore, type LimitStore } from '../../../kernel/limit-store';
-import { createLogger } from '../../../logger';
+import { createLogger } from '../../../kernel/logger';
 import { SolidityCompiler } from './compiler';
 
 // docs/api.md, "Several instances": with REDIS_URL a client's one compile slot holds over every

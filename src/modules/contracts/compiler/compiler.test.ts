@@ -1,5 +1,5 @@
 import { leastLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { findOpcode, PUSH0, SolidityCompiler } from './compiler';
 
 const SPDX = '// SPDX-License-Identifier: MIT\n';

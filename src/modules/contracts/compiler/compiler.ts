@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type pino from 'pino';
-import { AppError, type ErrorDetails } from '../../../errors/app-error';
-import type { ErrorCode } from '../../../errors/error-codes';
+import { AppError, type ErrorDetails } from '../../../kernel/errors/app-error';
+import type { ErrorCode } from '../../../kernel/errors/error-codes';
 import { DEFAULT_MAX_SOURCE_BYTES, type SortedSources, sourceHashOf, validateCompileInput } from './compile-input';
 import type { CompileInput, CompileResult, CompilerInfo } from './compiler.types';
 import { APPROVED_LIBRARY, collectSources } from './import-policy';

@@ -1,4 +1,4 @@
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { APPROVED_LIBRARY, collectSources, LIBRARY_PREFIX, scanImports, sourceUnitNameOf } from './import-policy';
 
 const paths = (source: string) => scanImports(source).map((d) => d.path);

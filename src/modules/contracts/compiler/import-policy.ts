@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import type { SortedSources } from './compile-input';
 
 /** Source unit names of the approved library start with this; nothing else outside the submitted files is importable. */

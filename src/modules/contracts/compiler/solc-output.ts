@@ -1,4 +1,4 @@
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../kernel/errors/app-error';
 import { assertAbiWithinLimits } from '../abi-limits';
 import type { CompileDiagnostic, CompiledContract } from './compiler.types';
 import { APPROVED_LIBRARY } from './import-policy';

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../../errors/app-error';
-import type { Logger } from '../../../logger';
+import { AppError } from '../../../kernel/errors/app-error';
+import type { Logger } from '../../../kernel/logger';
 import type { CompileRequest, SolcWorkerData, WorkerMessage } from './solc-worker-protocol';
 
 /** How one compile ended, as far as the pool can tell. */

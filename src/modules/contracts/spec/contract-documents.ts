@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
-import { AppError } from '../../../errors/app-error';
-import type { Logger } from '../../../logger';
+import { AppError } from '../../../kernel/errors/app-error';
+import type { Logger } from '../../../kernel/logger';
 import { tooComplex } from '../abi-limits';
 import type { DocumentContract, DocumentJob, DocumentKind, DocumentOutcome } from './document-protocol';
 

@@ -1,4 +1,4 @@
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 import { listMethods, methodKey, type AbiMethod } from '../../../chain/abi';
 
 /** What the per-contract API documents are built from. */

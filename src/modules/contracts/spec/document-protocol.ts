@@ -1,4 +1,4 @@
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 import type { AbiExcess } from '../abi-limits';
 
 /** Which document of a contract. */

@@ -1,4 +1,4 @@
-import { CHAIN_IDS } from '../../../config';
+import { CHAIN_IDS } from '../../../kernel/network';
 import { paramSchema, positionalSchema, type Schema, type SpecDialect } from './abi-param-schema';
 import type { ContractOperation, ContractSpecInput } from './contract-operations';
 

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 import type { TokenStandard } from './contract-verification';
 
 /** Whether a portal contract's code on chain is its compiled code, and what token it is. */

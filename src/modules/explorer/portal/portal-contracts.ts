@@ -1,7 +1,7 @@
 import { dataSlice, decodeBytes32String, id as keccakId } from 'ethers';
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../../config';
-import type { Logger } from '../../../logger';
+import type { Network } from '../../../kernel/network';
+import type { Logger } from '../../../kernel/logger';
 import type { ChainReader } from '../runtime/chain-reader';
 import {
   detectTokenStandard,

@@ -1,5 +1,5 @@
-import type { Network } from '../../../config';
-import { AppError } from '../../../errors/app-error';
+import type { Network } from '../../../kernel/network';
+import { AppError } from '../../../kernel/errors/app-error';
 import { NetworkName } from '../../../kernel/network-name';
 import { isAddressLike, parseAddress } from '../../../kernel/address';
 

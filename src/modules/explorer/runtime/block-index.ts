@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../database/read-routing';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 import { forgetTokenTransfers, transfersOfBlocks, writeTokenTransfers } from '../../tokens';
 import {
   hexToDecimal,

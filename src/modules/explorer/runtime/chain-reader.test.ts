@@ -1,6 +1,6 @@
 import { ChainRegistry } from '../../../chain/chain-registry';
 import { startLocalNode, type LocalNode } from '../../../chain/local-node';
-import { createLogger } from '../../../logger';
+import { createLogger } from '../../../kernel/logger';
 import { startBesuChain, type BesuChain } from '../../../../tests/kit/besu-node';
 import { ChainReader } from './chain-reader';
 

@@ -1,8 +1,8 @@
 import type { JsonRpcProvider } from 'ethers';
 import type { ChainRegistry } from '../../../chain/chain-registry';
 import type { HeadListener, HeadSubscription } from '../../../chain/head-subscription';
-import type { Network } from '../../../config';
-import { AppError, isAppError } from '../../../errors/app-error';
+import type { Network } from '../../../kernel/network';
+import { AppError, isAppError } from '../../../kernel/errors/app-error';
 import { hexToNumber, type RpcBlock, type RpcReceipt, type RpcTransaction } from '../views/sources';
 
 /** A block with a receipt for each of its transactions, in order: what the indexer stores. */

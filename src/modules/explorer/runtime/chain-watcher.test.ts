@@ -4,7 +4,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { ChainRegistry } from '../../../chain/chain-registry';
 import { startLocalNode, type LocalNode } from '../../../chain/local-node';
-import { createLogger } from '../../../logger';
+import { createLogger } from '../../../kernel/logger';
 import { startBesuChain, type BesuChain } from '../../../../tests/kit/besu-node';
 import { capturingLogger } from '../../../../tests/kit/logs';
 import type { BlockSummary } from '../views/blocks.types';

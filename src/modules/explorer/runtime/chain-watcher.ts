@@ -1,5 +1,5 @@
-import type { Network } from '../../../config';
-import type { Logger } from '../../../logger';
+import type { Network } from '../../../kernel/network';
+import type { Logger } from '../../../kernel/logger';
 import type { HeadSubscription } from '../../../chain/head-subscription';
 import type { RpcBlock } from '../views/sources';
 import type { ChainReader } from './chain-reader';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 
 /** A block of the explorer's index. Hashes and addresses are lowercase hex. */
 @Entity('explorer_blocks')

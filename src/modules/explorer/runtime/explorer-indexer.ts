@@ -1,7 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { CHAIN_IDS, type Network } from '../../../config';
-import { isAppError } from '../../../errors/app-error';
-import type { Logger } from '../../../logger';
+import { CHAIN_IDS, type Network } from '../../../kernel/network';
+import { isAppError } from '../../../kernel/errors/app-error';
+import type { Logger } from '../../../kernel/logger';
 import type { BlockIndex, IndexState } from './block-index';
 import { hexToNumber } from '../views/sources';
 import type { ChainReader, FullBlock } from './chain-reader';

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 
 /**
  * An event log of an indexed block. Read by address and event through explorer_logs_event_idx

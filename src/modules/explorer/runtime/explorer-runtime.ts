@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { NETWORKS, type Network } from '../../../config';
-import type { Logger } from '../../../logger';
+import { NETWORKS, type Network } from '../../../kernel/network';
+import type { Logger } from '../../../kernel/logger';
 import type { BlockSummary } from '../views/blocks.types';
 import { readFromPrimary } from '../../../database/read-routing';
 import type { BlockIndex } from './block-index';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 
 /** A mined transaction with what its receipt says. Hashes and addresses are lowercase hex. */
 @Entity('explorer_transactions')

@@ -1,4 +1,4 @@
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 
 type Waiter = { network: Network; wake: () => void };
 

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 
 /** How far the explorer's index of a network goes; written with every batch of blocks. */
 @Entity('explorer_index_state')

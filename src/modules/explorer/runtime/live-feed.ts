@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub, type PubSubEventTarget } from '@graphql-yoga/subscription';
-import type { Network } from '../../../config';
-import { AppError } from '../../../errors/app-error';
+import type { Network } from '../../../kernel/network';
+import { AppError } from '../../../kernel/errors/app-error';
 import type { BlockSummary } from '../views/blocks.types';
 import { boundedFeed } from './bounded-feed';
 

@@ -1,4 +1,4 @@
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 import type { NetworkName } from '../../../kernel/network-name';
 import { SearchResultType, type SearchResult } from './search.types';
 

@@ -1,5 +1,5 @@
 import { getCreateAddress } from 'ethers';
-import type { Network } from '../../../../config';
+import type { Network } from '../../../../kernel/network';
 import type { NetworkName } from '../../../../kernel/network-name';
 import type { BlockIndex } from '../../runtime/block-index';
 import type { ChainReader } from '../../runtime/chain-reader';

@@ -1,4 +1,4 @@
-import { CHAIN_IDS, type Network } from '../../../../config';
+import { CHAIN_IDS, type Network } from '../../../../kernel/network';
 import type { NetworkName } from '../../../../kernel/network-name';
 import type { BlockIndex } from '../../runtime/block-index';
 import { NODE_QUICK, type ChainReader } from '../../runtime/chain-reader';

@@ -1,5 +1,5 @@
 import type { ChainRegistry } from '../../../../chain/chain-registry';
-import { CHAIN_IDS, type Network } from '../../../../config';
+import { CHAIN_IDS, type Network } from '../../../../kernel/network';
 import type { NetworkName } from '../../../../kernel/network-name';
 import { checksum } from '../../../../kernel/address';
 import type { BlockIndex } from '../../runtime/block-index';

@@ -3,13 +3,13 @@ import { AnonymousReadsFromReplica } from '../replica-reads';
 import { NetworkName } from '../../../../kernel/network-name';
 import { NETWORK_ARG } from '../explorer-input';
 import { TransactionLookup } from '../../views/transactions.types';
-import type { TransactionsService } from './transactions.service';
+import type { ExplorerTransactionsService } from './transactions.service';
 
 // DATABASE_READ_URL: a request without credentials reads the index from the replica.
 @UseMiddleware(AnonymousReadsFromReplica)
 @Resolver()
-export class TransactionsResolver {
-  constructor(private readonly transactions: TransactionsService) {}
+export class ExplorerTransactionsResolver {
+  constructor(private readonly transactions: ExplorerTransactionsService) {}
 
   @Query(() => TransactionLookup, { description: 'A transaction with its receipt and logs, by hash.' })
   transaction(

@@ -1,4 +1,4 @@
-import type { Network } from '../../../../config';
+import type { Network } from '../../../../kernel/network';
 import type { NetworkName } from '../../../../kernel/network-name';
 import type { BlockIndex } from '../../runtime/block-index';
 import type { ChainReader } from '../../runtime/chain-reader';
@@ -13,7 +13,7 @@ import type { Transaction, TransactionLookup } from '../../views/transactions.ty
 import type { TokensService } from '../../../tokens';
 
 /** Transactions by hash, with receipt and logs, and the call decoded when the portal knows the contract. */
-export class TransactionsService {
+export class ExplorerTransactionsService {
   constructor(
     private readonly reader: ChainReader,
     private readonly index: BlockIndex,

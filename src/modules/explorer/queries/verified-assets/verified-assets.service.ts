@@ -1,4 +1,4 @@
-import { AppError } from '../../../../errors/app-error';
+import { AppError } from '../../../../kernel/errors/app-error';
 import type { NetworkName } from '../../../../kernel/network-name';
 import { boundedInt, LIMITS } from '../explorer-input';
 import type { PortalContracts } from '../../portal/portal-contracts';

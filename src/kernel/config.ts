@@ -4,8 +4,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { productionProblems } from './production-guard';
-import { readNetworkOptions, type NetworkOptions } from './kernel/network-settings';
-import type { Network } from './kernel/network';
+import { readNetworkOptions, type NetworkOptions } from './network-settings';
+import type { Network } from './network';
 
 /** Raised when the environment is unusable; carries every problem found, not just the first. */
 export class ConfigError extends Error {
@@ -110,8 +110,6 @@ const envSchema = z.object({
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
 });
-
-export { CHAIN_IDS, NETWORKS, type Network } from './kernel/network';
 
 export interface AppConfig {
   env: 'development' | 'production' | 'test';

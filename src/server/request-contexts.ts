@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { credentialsFromHttpHeaders, type Credentials } from '../auth/credentials';
 import type { RequestContext } from '../auth/request-context';
 import type { Session, SessionFactory } from '../auth/session';
-import type { Logger } from '../logger';
+import type { Logger } from '../kernel/logger';
 import { prefersAsync } from './prefer';
 import { withPathKey } from './rpc-path';
 import { pathOf } from './step';
