@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import type { Network } from '../../config';
+import type { Network } from '../../kernel/network';
 import type { ChainTransactionKind } from './chain-transaction.entity';
 
 // Read model of the pending sends the tracker checks (docs/architecture.md, "Tables: one owner

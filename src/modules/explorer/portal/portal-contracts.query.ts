@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Network } from '../../../config';
+import type { Network } from '../../../kernel/network';
 
 // Read model of the portal's contracts as the explorer sees them (docs/architecture.md, "Tables:
 // one owner each"): the contracts domain's deployed contracts, the verification domain's verified
