@@ -4,7 +4,8 @@ import { fund, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { issueDeveloperCertificate, login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, PICKY_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { describeAnyFront, itAnyFront, startStack, type Stack, sqlRows } from './kit/stack';
+import { describeAnyFront, itAnyFront } from './kit/fronts';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 const ADMIN_SERIAL = 'IINADMIN000001';
 let stack: Stack;

@@ -18,7 +18,8 @@ import WebSocket from 'ws';
 import { BlockIndex } from '../src/modules/explorer';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
-import { describeAnyFront, itAnyFront, startStack, type Stack } from './kit/stack';
+import { describeAnyFront, itAnyFront } from './kit/fronts';
+import { startStack, type Stack } from './kit/stack';
 
 // solc has no type declarations; it is only used here to build the test contracts.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

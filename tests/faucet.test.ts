@@ -4,7 +4,8 @@ import { Client as PgClient } from 'pg';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
-import { describeAnyFront, itAnyFront, startStack, type Stack, sqlRows } from './kit/stack';
+import { describeAnyFront, itAnyFront } from './kit/fronts';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;

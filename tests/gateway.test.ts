@@ -8,7 +8,8 @@ import { burstsUntilLimited, deployRegistered, newKey } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { COUNTER_SOURCE, KITCHEN_SOURCE, ONCE_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { describeAnyFront, itAnyFront, startStack, type Stack, sqlRows } from './kit/stack';
+import { describeAnyFront, itAnyFront } from './kit/fronts';
+import { startStack, type Stack, sqlRows } from './kit/stack';
 
 let stack: Stack;
 let api: Client;

@@ -15,7 +15,8 @@ import { login, type LoggedIn } from './kit/login';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
-import { describeAnyFront, itAnyFront, startStack, type Stack } from './kit/stack';
+import { describeAnyFront, itAnyFront } from './kit/fronts';
+import { startStack, type Stack } from './kit/stack';
 
 // The JSON-RPC door (docs/api.md, "JSON-RPC door") driven by the clients teams use: viem, ethers
 // and foundry's cast, against the running service and real anvil chains.

@@ -44,15 +44,6 @@ export const BESU_MIN_GAS_PRICE = 2_000_000_000n;
 
 /** Whether this run's stacks stand behind the Besu-faithful fronts (the `besu` project, jest.config.js). */
 export const BEHIND_BESU_FRONTS = process.env.TEST_RPC_FRONT === 'besu';
-/**
- * `describe` for behaviour the Besu-faithful fronts cannot change: the service's own rules, and
- * reads the fronts relay as the node answers them. It runs in the plain projects and is skipped in
- * the `besu` one, which runs again only what differs behind Besu (fees and gas prices, the node's
- * refusals and their words, receipts, validators, the node's authentication and WebSocket).
- */
-export const describeAnyFront: jest.Describe = BEHIND_BESU_FRONTS ? describe.skip : describe;
-/** `it` for one such test inside a block that otherwise runs behind the fronts too. */
-export const itAnyFront: jest.It = BEHIND_BESU_FRONTS ? it.skip : it;
 
 /**
  * Starts an anvil chain per network with a Besu front before it and returns the service's env for
