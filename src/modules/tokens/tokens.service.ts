@@ -466,28 +466,61 @@ export class TokensService {
     const start =
       q.after ??
       (q.order === 'asc' ? { b: -1, l: -1, i: -1 } : { b: Number.MAX_SAFE_INTEGER, l: 2147483647, i: 2147483647 });
-    const rows: Row[] = await this.ds.query(
-      `SELECT ${TRANSFER_COLUMNS} FROM token_transfers
-        WHERE network = $1 AND block_number BETWEEN $2 AND $3
+    const party = q.party?.toLowerCase() ?? null;
+    const from = q.from?.toLowerCase() ?? null;
+    const to = q.to?.toLowerCase() ?? null;
+    const tokens = q.tokens === null ? null : [...new Set(q.tokens.map((t) => t.toLowerCase()))];
+    const skip = q.skip ?? 0;
+    const order = `block_number ${dir}, log_index ${dir}, batch_index ${dir}`;
+    // Every filter but the party in every branch; `driver` is the indexed column the branch walks
+    // (the party's is its driver: an OR over from and to there would make PostgreSQL read both
+    // indexes whole and sort them).
+    const branch = (driver: string) => `(SELECT block_number, log_index, batch_index FROM token_transfers
+        WHERE network = $1 AND ${driver} AND block_number BETWEEN $2 AND $3
           AND ($4::text IS NULL OR from_address = $4) AND ($5::text IS NULL OR to_address = $5)
           AND ($6::text[] IS NULL OR token = ANY($6::text[])) AND type = ANY($7::text[])
           AND (block_number, log_index, batch_index) ${cmp} ($8::bigint, $9::int, $10::int)
-          AND ($12::text IS NULL OR from_address = $12 OR to_address = $12)
-        ORDER BY block_number ${dir}, log_index ${dir}, batch_index ${dir} LIMIT $11 OFFSET $13`,
+        ORDER BY ${order} LIMIT $12)`;
+    // The page's positions are found first, each branch walking one index in the page's order and
+    // reading at most skip + limit (≤ 10,000 + 1,001) positions; then the page's rows alone are
+    // read. A party (Etherscan's address) is two branches, from and to, whose UNION lists a
+    // self-transfer once; otherwise the sender's index, the recipient's, or each token's (one
+    // branch a token, its positions disjoint from the others'). One OR over from and to made
+    // PostgreSQL read and sort every transfer of the address before the OFFSET (BENCHMARKS.md,
+    // "Chain-scale index").
+    const matching =
+      party !== null
+        ? `${branch('from_address = $14')} UNION ${branch('to_address = $14')}`
+        : from !== null
+          ? branch('from_address = $4')
+          : to !== null
+            ? branch('to_address = $5')
+            : tokens !== null
+              ? `SELECT k.* FROM unnest($6::text[]) AS w(token) CROSS JOIN LATERAL ${branch('token = w.token')} k`
+              : branch('TRUE');
+    const rows: Row[] = await this.ds.query(
+      `SELECT ${TRANSFER_COLUMNS} FROM (
+         SELECT * FROM (${matching}) matching ORDER BY ${order} LIMIT $11 OFFSET $13
+       ) page
+       JOIN token_transfers t USING (block_number, log_index, batch_index)
+       WHERE t.network = $1
+       ORDER BY ${order}`,
       [
         net,
         q.fromBlock,
         q.toBlock,
-        q.from?.toLowerCase() ?? null,
-        q.to?.toLowerCase() ?? null,
-        q.tokens?.map((t) => t.toLowerCase()) ?? null,
+        from,
+        to,
+        tokens,
         q.types,
         start.b,
         start.l,
         start.i,
         q.limit,
-        q.party?.toLowerCase() ?? null,
-        q.skip ?? 0,
+        skip + q.limit,
+        skip,
+        // Passed when used only: PostgreSQL cannot type a parameter the statement does not name.
+        ...(party !== null ? [party] : []),
       ],
     );
     const items = await this.transferItems(net, rows);
