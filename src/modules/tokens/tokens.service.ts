@@ -472,56 +472,57 @@ export class TokensService {
     const tokens = q.tokens === null ? null : [...new Set(q.tokens.map((t) => t.toLowerCase()))];
     const skip = q.skip ?? 0;
     const order = `block_number ${dir}, log_index ${dir}, batch_index ${dir}`;
-    // Every filter but the party in every branch; `driver` is the indexed column the branch walks
-    // (the party's is its driver: an OR over from and to there would make PostgreSQL read both
-    // indexes whole and sort them).
-    const branch = (driver: string) => `(SELECT block_number, log_index, batch_index FROM token_transfers
-        WHERE network = $1 AND ${driver} AND block_number BETWEEN $2 AND $3
-          AND ($4::text IS NULL OR from_address = $4) AND ($5::text IS NULL OR to_address = $5)
-          AND ($6::text[] IS NULL OR token = ANY($6::text[])) AND type = ANY($7::text[])
-          AND (block_number, log_index, batch_index) ${cmp} ($8::bigint, $9::int, $10::int)
-        ORDER BY ${order} LIMIT $12)`;
-    // The page's positions are found first, each branch walking one index in the page's order and
-    // reading at most skip + limit (≤ 10,000 + 1,001) positions; then the page's rows alone are
-    // read. A party (Etherscan's address) is two branches, from and to, whose UNION lists a
-    // self-transfer once; otherwise the sender's index, the recipient's, or each token's (one
-    // branch a token, its positions disjoint from the others'). One OR over from and to made
-    // PostgreSQL read and sort every transfer of the address before the OFFSET (BENCHMARKS.md,
-    // "Chain-scale index").
-    const matching =
-      party !== null
-        ? `${branch('from_address = $14')} UNION ${branch('to_address = $14')}`
-        : from !== null
-          ? branch('from_address = $4')
-          : to !== null
-            ? branch('to_address = $5')
-            : tokens !== null
-              ? `SELECT k.* FROM unnest($6::text[]) AS w(token) CROSS JOIN LATERAL ${branch('token = w.token')} k`
-              : branch('TRUE');
+    const params: unknown[] = [];
+    const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+    const [network, fromBlock, toBlock, types] = [
+      param(net, 'text'),
+      param(q.fromBlock, 'bigint'),
+      param(q.toBlock, 'bigint'),
+      param(q.types, 'text[]'),
+    ];
+    const position = `(block_number, log_index, batch_index) ${cmp} (${param(start.b, 'bigint')}, ${param(start.l, 'int')}, ${param(start.i, 'int')})`;
+    const fromFilter = from === null ? null : `from_address = ${param(from, 'text')}`;
+    const toFilter = to === null ? null : `to_address = ${param(to, 'text')}`;
+    // Tokens alone are walked one branch a token, with no list to check.
+    const byToken = party === null && from === null && to === null && tokens !== null;
+    const tokenFilter = tokens === null || byToken ? null : `token = ANY(${param(tokens, 'text[]')})`;
+    const reach = param(skip + q.limit, 'int');
+    // A branch walks the index of its `driver` column in the page's order, every other filter
+    // checked on the way; a filter on the driven column itself (an OR over from and to, a token
+    // list) would keep PostgreSQL from that index's order and make it read and sort them all.
+    const branch = (driver: string, ...skipped: Array<string | null>) => {
+      const filters = [fromFilter, toFilter, tokenFilter].filter((f) => f !== null && !skipped.includes(f));
+      return `(SELECT block_number, log_index, batch_index FROM token_transfers
+        WHERE network = ${network} AND ${driver} AND block_number BETWEEN ${fromBlock} AND ${toBlock}
+          AND type = ANY(${types}) AND ${position} ${filters.map((f) => `AND ${f}`).join(' ')}
+        ORDER BY ${order} LIMIT ${reach})`;
+    };
+    // The page's positions are found first, each branch reading at most skip + limit (≤ 10,000 +
+    // 1,001) positions in the page's order; then the page's rows alone are read. A party
+    // (Etherscan's address) is two branches, sent and received, a self-transfer in the first only,
+    // which PostgreSQL merges in order, reading skip + limit positions in all; otherwise the
+    // sender's index, the recipient's, or each token's (their positions disjoint). One OR over from
+    // and to made PostgreSQL read and sort every transfer of the address before the OFFSET
+    // (BENCHMARKS.md, "Chain-scale index").
+    let matching: string;
+    if (party !== null) {
+      const who = param(party, 'text');
+      matching = `${branch(`from_address = ${who}`)} UNION ALL ${branch(`to_address = ${who} AND from_address <> ${who}`)}`;
+    } else if (fromFilter !== null) matching = branch(fromFilter, fromFilter);
+    else if (toFilter !== null) matching = branch(toFilter, toFilter);
+    else if (byToken) {
+      matching = `SELECT k.* FROM unnest(${param(tokens, 'text[]')}) AS w(token)
+        CROSS JOIN LATERAL ${branch('token = w.token')} k`;
+    } else matching = branch('TRUE');
     const rows: Row[] = await this.ds.query(
       `SELECT ${TRANSFER_COLUMNS} FROM (
-         SELECT * FROM (${matching}) matching ORDER BY ${order} LIMIT $11 OFFSET $13
+         SELECT * FROM (${matching}) matching
+         ORDER BY ${order} LIMIT ${param(q.limit, 'int')} OFFSET ${param(skip, 'int')}
        ) page
        JOIN token_transfers t USING (block_number, log_index, batch_index)
-       WHERE t.network = $1
+       WHERE t.network = ${network}
        ORDER BY ${order}`,
-      [
-        net,
-        q.fromBlock,
-        q.toBlock,
-        from,
-        to,
-        tokens,
-        q.types,
-        start.b,
-        start.l,
-        start.i,
-        q.limit,
-        skip + q.limit,
-        skip,
-        // Passed when used only: PostgreSQL cannot type a parameter the statement does not name.
-        ...(party !== null ? [party] : []),
-      ],
+      params,
     );
     const items = await this.transferItems(net, rows);
     return rows.map((r, i) => ({
