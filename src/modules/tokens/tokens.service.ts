@@ -497,8 +497,8 @@ export class TokensService {
           AND type = ANY(${types}) AND ${position} ${filters.map((f) => `AND ${f}`).join(' ')}
         ORDER BY ${order} LIMIT ${reach})`;
     };
-    // The page's positions are found first, each branch reading at most skip + limit (≤ 10,000 +
-    // 1,001) positions in the page's order; then the page's rows alone are read. A party
+    // The page's positions are found first, each branch reading at most skip + limit (Etherscan's
+    // page × offset, ≤ 10,000) positions in the page's order; then the page's rows alone are read. A party
     // (Etherscan's address) is two branches, sent and received, a self-transfer in the first only,
     // which PostgreSQL merges in order, reading skip + limit positions in all; otherwise the
     // sender's index, the recipient's, or each token's (their positions disjoint). One OR over from
