@@ -466,29 +466,63 @@ export class TokensService {
     const start =
       q.after ??
       (q.order === 'asc' ? { b: -1, l: -1, i: -1 } : { b: Number.MAX_SAFE_INTEGER, l: 2147483647, i: 2147483647 });
+    const party = q.party?.toLowerCase() ?? null;
+    const from = q.from?.toLowerCase() ?? null;
+    const to = q.to?.toLowerCase() ?? null;
+    const tokens = q.tokens === null ? null : [...new Set(q.tokens.map((t) => t.toLowerCase()))];
+    const skip = q.skip ?? 0;
+    const order = `block_number ${dir}, log_index ${dir}, batch_index ${dir}`;
+    const params: unknown[] = [];
+    const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+    const [network, fromBlock, toBlock, types] = [
+      param(net, 'text'),
+      param(q.fromBlock, 'bigint'),
+      param(q.toBlock, 'bigint'),
+      param(q.types, 'text[]'),
+    ];
+    const position = `(block_number, log_index, batch_index) ${cmp} (${param(start.b, 'bigint')}, ${param(start.l, 'int')}, ${param(start.i, 'int')})`;
+    const fromFilter = from === null ? null : `from_address = ${param(from, 'text')}`;
+    const toFilter = to === null ? null : `to_address = ${param(to, 'text')}`;
+    // Tokens alone are walked one branch a token, with no list to check.
+    const byToken = party === null && from === null && to === null && tokens !== null;
+    const tokenFilter = tokens === null || byToken ? null : `token = ANY(${param(tokens, 'text[]')})`;
+    const reach = param(skip + q.limit, 'int');
+    // A branch walks the index of its `driver` column in the page's order, every other filter
+    // checked on the way; a filter on the driven column itself (an OR over from and to, a token
+    // list) would keep PostgreSQL from that index's order and make it read and sort them all.
+    const branch = (driver: string, ...skipped: Array<string | null>) => {
+      const filters = [fromFilter, toFilter, tokenFilter].filter((f) => f !== null && !skipped.includes(f));
+      return `(SELECT block_number, log_index, batch_index FROM token_transfers
+        WHERE network = ${network} AND ${driver} AND block_number BETWEEN ${fromBlock} AND ${toBlock}
+          AND type = ANY(${types}) AND ${position} ${filters.map((f) => `AND ${f}`).join(' ')}
+        ORDER BY ${order} LIMIT ${reach})`;
+    };
+    // The page's positions are found first, each branch reading at most skip + limit (Etherscan's
+    // page × offset, ≤ 10,000) positions in the page's order; then the page's rows alone are read. A party
+    // (Etherscan's address) is two branches, sent and received, a self-transfer in the first only,
+    // which PostgreSQL merges in order, reading skip + limit positions in all; otherwise the
+    // sender's index, the recipient's, or each token's (their positions disjoint). One OR over from
+    // and to made PostgreSQL read and sort every transfer of the address before the OFFSET
+    // (BENCHMARKS.md, "Chain-scale index").
+    let matching: string;
+    if (party !== null) {
+      const who = param(party, 'text');
+      matching = `${branch(`from_address = ${who}`)} UNION ALL ${branch(`to_address = ${who} AND from_address <> ${who}`)}`;
+    } else if (fromFilter !== null) matching = branch(fromFilter, fromFilter);
+    else if (toFilter !== null) matching = branch(toFilter, toFilter);
+    else if (byToken) {
+      matching = `SELECT k.* FROM unnest(${param(tokens, 'text[]')}) AS w(token)
+        CROSS JOIN LATERAL ${branch('token = w.token')} k`;
+    } else matching = branch('TRUE');
     const rows: Row[] = await this.ds.query(
-      `SELECT ${TRANSFER_COLUMNS} FROM token_transfers
-        WHERE network = $1 AND block_number BETWEEN $2 AND $3
-          AND ($4::text IS NULL OR from_address = $4) AND ($5::text IS NULL OR to_address = $5)
-          AND ($6::text[] IS NULL OR token = ANY($6::text[])) AND type = ANY($7::text[])
-          AND (block_number, log_index, batch_index) ${cmp} ($8::bigint, $9::int, $10::int)
-          AND ($12::text IS NULL OR from_address = $12 OR to_address = $12)
-        ORDER BY block_number ${dir}, log_index ${dir}, batch_index ${dir} LIMIT $11 OFFSET $13`,
-      [
-        net,
-        q.fromBlock,
-        q.toBlock,
-        q.from?.toLowerCase() ?? null,
-        q.to?.toLowerCase() ?? null,
-        q.tokens?.map((t) => t.toLowerCase()) ?? null,
-        q.types,
-        start.b,
-        start.l,
-        start.i,
-        q.limit,
-        q.party?.toLowerCase() ?? null,
-        q.skip ?? 0,
-      ],
+      `SELECT ${TRANSFER_COLUMNS} FROM (
+         SELECT * FROM (${matching}) matching
+         ORDER BY ${order} LIMIT ${param(q.limit, 'int')} OFFSET ${param(skip, 'int')}
+       ) page
+       JOIN token_transfers t USING (block_number, log_index, batch_index)
+       WHERE t.network = ${network}
+       ORDER BY ${order}`,
+      params,
     );
     const items = await this.transferItems(net, rows);
     return rows.map((r, i) => ({
