@@ -144,7 +144,7 @@ describe('three instances with one Redis', () => {
     }
   }, 60_000);
 
-  it('count per instance while Redis is down: each lets its own limit through, and each warns once', async () => {
+  it('count per instance while Redis is down: each lets its own limit through, and each warns once per outage', async () => {
     await redis.stop();
     // Each instance learns it lost Redis (the connection closes): give them a moment.
     await new Promise((r) => setTimeout(r, 500));
@@ -158,8 +158,14 @@ describe('three instances with one Redis', () => {
     expect(outcome.limited).toBe(PUBLIC_LIMIT);
     expect(new Set(outcome.other)).toEqual(new Set([404]));
     for (const p of instances) {
-      const warnings = logLines(p.output()).filter((l) => l.level === 40 && /Redis does not answer/.test(l.msg));
-      expect(warnings).toHaveLength(1);
+      // One warning per outage: a Redis slow to exit may answer once more before it is gone, and
+      // then says so ("answers again") before the next warning.
+      const states = logLines(p.output())
+        .filter((l) => /Redis does not answer|Redis answers again/.test(l.msg))
+        .map((l) => (l.level === 40 ? 'down' : 'up'));
+      expect(states[0]).toBe('down');
+      expect(states[states.length - 1]).toBe('down');
+      for (let i = 1; i < states.length; i++) expect(states[i]).not.toBe(states[i - 1]);
       expect(p.output()).not.toContain(redis.url);
       expect((await client(p.url).get('/readyz')).body).toMatchObject({ ready: true, limits: { store: 'redis' } });
     }
