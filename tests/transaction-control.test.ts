@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { Client as PgClient } from 'pg';
 import { BESU_ERRORS } from './kit/besu-node';
-import { deployRegistered, newKey } from './kit/flows';
+import { deployRegistered, invokesSentTogether, newKey } from './kit/flows';
 import { client, type CallOptions, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
@@ -102,26 +102,8 @@ describe('history', () => {
 
   it('a reverted invoke carries its revert reason as the reason', async () => {
     const once = await deployRegistered(api, dev, ONCE_SOURCE);
-    const provider = providerOf(stack, 'testnet');
-    const nonce = await provider.getTransactionCount(dev.walletAddress, 'pending');
     // Both simulated and sent before either is mined: the second reverts when mined.
-    await provider.send('evm_setIntervalMining', [0]);
-    let answers: any[];
-    try {
-      answers = await Promise.all(
-        [0, 1].map(() =>
-          api.post(`/api/devportal/contracts/${once.id}/invoke/once`, {}, { apiKey: key.apiKey, headers: ASYNC }),
-        ),
-      );
-      const until = Date.now() + 30_000;
-      while ((await provider.getTransactionCount(dev.walletAddress, 'pending')) < nonce + 2) {
-        if (Date.now() > until) throw new Error('the two transactions did not reach the pool');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    } finally {
-      await provider.send('evm_setIntervalMining', [1]);
-      provider.destroy();
-    }
+    const answers = await invokesSentTogether(stack, api, dev.walletAddress, once.id, 'once', key.apiKey);
     const records = await Promise.all(answers.map((a) => settled(a.body.transactionId)));
     const reverted = records.find((r) => r.status === 'reverted');
     expect(reverted.history).toEqual([

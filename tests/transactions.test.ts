@@ -5,7 +5,7 @@ import type { TransactionRecordView } from '../src/modules/transactions';
 import { BESU_ERRORS } from './kit/besu-node';
 import { ANVIL_KEYS, fund, providerOf } from './kit/chain';
 import { Wallet } from 'ethers';
-import { deployRegistered, newKey } from './kit/flows';
+import { deployRegistered, invokesSentTogether, newKey } from './kit/flows';
 import { client, type CallOptions, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
@@ -197,25 +197,8 @@ describe('transaction records', () => {
 
   it('ends an accepted invoke that passed simulation but reverted when mined as reverted, with its reason', async () => {
     const once = await deployRegistered(api, dev, ONCE_SOURCE);
-    const provider = providerOf(stack, 'testnet');
-    const nonce = await provider.getTransactionCount(dev.walletAddress, 'pending');
     // Both simulated and sent before either is mined.
-    await provider.send('evm_setIntervalMining', [0]);
-    let answers: any[];
-    try {
-      answers = await Promise.all(
-        [0, 1].map(() =>
-          api.post(`/api/devportal/contracts/${once.id}/invoke/once`, {}, { apiKey: key.apiKey, headers: ASYNC }),
-        ),
-      );
-      const until = Date.now() + 30_000;
-      while ((await provider.getTransactionCount(dev.walletAddress, 'pending')) < nonce + 2) {
-        if (Date.now() > until) throw new Error('the two transactions did not reach the pool');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    } finally {
-      await provider.send('evm_setIntervalMining', [1]);
-    }
+    const answers = await invokesSentTogether(stack, api, dev.walletAddress, once.id, 'once', key.apiKey);
     expect(answers.map((a) => a.status)).toEqual([202, 202]);
     const records = await Promise.all(answers.map((a) => settled(a.body.transactionId)));
     const sorted = records.sort((x, y) => String(x.status).localeCompare(String(y.status)));

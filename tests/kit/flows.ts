@@ -1,5 +1,7 @@
 import type { DevCa } from '../../src/modules/accounts/eds/dev-ca';
-import type { Client } from './http';
+import { providerOf } from './chain';
+import type { Stack } from './stack';
+import type { ApiResponse, Client } from './http';
 import { login, type LoggedIn } from './login';
 
 export interface DeployedContract {
@@ -87,4 +89,43 @@ export async function burstsUntilLimited<T extends { status: number }>(
     if (Date.now() - burstStarted < 1000) fastBurst = true;
   }
   return { results, fastBurst, windows: Math.ceil((Date.now() - started) / 1000) + 1 };
+}
+
+/**
+ * Accepts `count` invokes of `method` at once (`Prefer: respond-async`) and holds the testnet's
+ * mining until all of them are in the node's pool, so that they are simulated and sent before any
+ * is mined (of two calls of a one-time function, the second then reverts when mined). Answers as sent.
+ */
+export async function invokesSentTogether(
+  stack: Stack,
+  api: Client,
+  wallet: string,
+  contractId: string,
+  method: string,
+  apiKey: string,
+  count = 2,
+): Promise<ApiResponse[]> {
+  const provider = providerOf(stack, 'testnet');
+  const nonce = await provider.getTransactionCount(wallet, 'pending');
+  await provider.send('evm_setIntervalMining', [0]);
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: count }, () =>
+        api.post(
+          `/api/devportal/contracts/${contractId}/invoke/${method}`,
+          {},
+          { apiKey, headers: { prefer: 'respond-async' } },
+        ),
+      ),
+    );
+    const until = Date.now() + 30_000;
+    while ((await provider.getTransactionCount(wallet, 'pending')) < nonce + count) {
+      if (Date.now() > until) throw new Error(`the ${count} transactions did not reach the pool`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return answers;
+  } finally {
+    await provider.send('evm_setIntervalMining', [1]);
+    provider.destroy();
+  }
 }
