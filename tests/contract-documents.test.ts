@@ -283,5 +283,9 @@ describe('contract documents', () => {
     );
     expect(sizes[0]).toBeGreaterThan(5_000_000);
     for (const hold of holds) expect(hold).toBeLessThan(100);
+    // GraphQL writes the cached document's own bytes: the same document, in GraphQL's envelope.
+    const answer = gqlAgain.result.bytes.toString('utf8');
+    expect(answer.startsWith('{"data":{"contractOpenApi":{') && answer.endsWith('}}\n')).toBe(true);
+    expect(JSON.parse(answer).data.contractOpenApi).toEqual(JSON.parse(cached.result.bytes.toString('utf8')));
   });
 });

@@ -21,6 +21,7 @@ import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
 import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
+import { jsonTextOf } from '../kernel/json-text';
 
 export interface GraphQLHttpOptions {
   schema: GraphQLSchema;
@@ -348,6 +349,23 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     const result = await run(context, admitted.variables ?? {});
     // No data at all: the variables were refused before anything ran. Apollo words that answer.
     if (result.errors && result.data === undefined) return viaApollo(req, res, body, context);
+    // A single field whose value has its JSON text already (a contract's document): that text, not
+    // a second serialisation of it (kernel/json-text.ts). The same bytes JSON.stringify would write.
+    const fields = !result.errors && result.data ? Object.entries(result.data) : [];
+    const prebuilt = fields.length === 1 ? jsonTextOf(fields[0]![1]) : undefined;
+    if (prebuilt) {
+      const answer = Buffer.concat([
+        Buffer.from(`{"data":{${JSON.stringify(fields[0]![0])}:`),
+        prebuilt,
+        Buffer.from('}}\n'),
+      ]);
+      res.statusCode = 200;
+      res.setHeader('cache-control', 'no-store');
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.setHeader('content-length', answer.length);
+      res.end(answer);
+      return;
+    }
     // Apollo's shape: errors before data, and a final newline.
     const text = `${JSON.stringify(
       result.errors

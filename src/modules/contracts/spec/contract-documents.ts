@@ -6,6 +6,7 @@ import { AppError } from '../../../kernel/errors/app-error';
 import type { Logger } from '../../../kernel/logger';
 import { tooComplex } from '../abi-limits';
 import type { DocumentContract, DocumentJob, DocumentKind, DocumentOutcome } from './document-protocol';
+import { withJsonText } from '../../../kernel/json-text';
 
 export type { DocumentContract, DocumentKind } from './document-protocol';
 
@@ -167,7 +168,8 @@ export class ContractDocuments {
         etag: outcome.etag,
         value: () =>
           (parsed ??= new Promise((resolve) => {
-            const value = JSON.parse(body.toString('utf8')) as object;
+            // Its JSON is the body itself: the GraphQL face writes the body rather than serialise it again.
+            const value = withJsonText(JSON.parse(body.toString('utf8')) as object, body);
             setImmediate(() => resolve(value));
           })),
       };
