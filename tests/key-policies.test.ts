@@ -7,6 +7,7 @@ import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack, sqlRows } from './kit/stack';
+import { onOneUtcDay } from './kit/utc-day';
 
 // Key policies and rotation (docs/api.md, "API keys": policies, refusals, rotation), on the
 // gateway's REST and GraphQL faces and the JSON-RPC door, against a real PostgreSQL and anvil.
@@ -57,47 +58,48 @@ afterAll(async () => {
 });
 
 describe('policies at creation and by PATCH', () => {
-  it('stores every kind, lists it with today’s requests, and answers PATCH with the list item', async () => {
-    const expiresAt = new Date(Date.now() + 3600_000).toISOString();
-    const k = await newKey(api, dev, {
-      contractIds: [token.id, counter.id],
-      allowedOrigins: ['https://app.example'],
-      allowedIps: ['10.0.0.0/8', '2001:db8::/32', '127.0.0.1'],
-      allowedMethods: ['balanceOf', 'eth_chainId'],
-      expiresAt,
-      rateLimitPerSecond: 5,
-      dailyQuota: 1000,
-    });
-    expect(await listItem(k.id)).toMatchObject({
-      contractIds: [token.id, counter.id],
-      contractId: null,
-      allowedOrigins: ['https://app.example'],
-      allowedIps: ['10.0.0.0/8', '2001:db8::/32', '127.0.0.1'],
-      allowedMethods: ['balanceOf', 'eth_chainId'],
-      expiresAt,
-      rateLimitPerSecond: 5,
-      dailyQuota: 1000,
-      requestsToday: 0,
-      spentTodayWei: '0',
-    });
-    const changed = await patch(k.id, { allowedOrigins: null, dailyQuota: 10, contractIds: [token.id] });
-    expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({
-      id: k.id,
-      allowedOrigins: null,
-      dailyQuota: 10,
-      contractIds: [token.id],
-      contractId: token.id,
-      allowedMethods: ['balanceOf', 'eth_chainId'],
-    });
-    expect(await listItem(k.id)).toEqual(changed.body);
-    const one = await patch(k.id, { contractId: counter.id });
-    expect(one.body).toMatchObject({ contractId: counter.id, contractIds: [counter.id] });
-    const lifted = await patch(k.id, { contractId: null });
-    expect(lifted.body).toMatchObject({ contractId: null, contractIds: null });
-    const both = await patch(k.id, { contractId: counter.id, contractIds: [token.id] });
-    expect(both.status).toBe(400);
-  });
+  it('stores every kind, lists it with today’s requests, and answers PATCH with the list item', () =>
+    onOneUtcDay(async () => {
+      const expiresAt = new Date(Date.now() + 3600_000).toISOString();
+      const k = await newKey(api, dev, {
+        contractIds: [token.id, counter.id],
+        allowedOrigins: ['https://app.example'],
+        allowedIps: ['10.0.0.0/8', '2001:db8::/32', '127.0.0.1'],
+        allowedMethods: ['balanceOf', 'eth_chainId'],
+        expiresAt,
+        rateLimitPerSecond: 5,
+        dailyQuota: 1000,
+      });
+      expect(await listItem(k.id)).toMatchObject({
+        contractIds: [token.id, counter.id],
+        contractId: null,
+        allowedOrigins: ['https://app.example'],
+        allowedIps: ['10.0.0.0/8', '2001:db8::/32', '127.0.0.1'],
+        allowedMethods: ['balanceOf', 'eth_chainId'],
+        expiresAt,
+        rateLimitPerSecond: 5,
+        dailyQuota: 1000,
+        requestsToday: 0,
+        spentTodayWei: '0',
+      });
+      const changed = await patch(k.id, { allowedOrigins: null, dailyQuota: 10, contractIds: [token.id] });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({
+        id: k.id,
+        allowedOrigins: null,
+        dailyQuota: 10,
+        contractIds: [token.id],
+        contractId: token.id,
+        allowedMethods: ['balanceOf', 'eth_chainId'],
+      });
+      expect(await listItem(k.id)).toEqual(changed.body);
+      const one = await patch(k.id, { contractId: counter.id });
+      expect(one.body).toMatchObject({ contractId: counter.id, contractIds: [counter.id] });
+      const lifted = await patch(k.id, { contractId: null });
+      expect(lifted.body).toMatchObject({ contractId: null, contractIds: null });
+      const both = await patch(k.id, { contractId: counter.id, contractIds: [token.id] });
+      expect(both.status).toBe(400);
+    }));
 
   it('refuses bad entries, too many entries, a rate above the service’s and unknown fields (400 naming them)', async () => {
     const k = await newKey(api, dev);
@@ -326,58 +328,61 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
   });
 
-  it('daily quota: 429 with details.policy and Retry-After to UTC midnight; policy refusals not counted', async () => {
-    const k = await newKey(api, dev, {
-      dailyQuota: 3,
-      allowedMethods: ['totalSupply', 'eth_chainId', 'eth_call', 'count'],
-      contractIds: [token.id],
-    });
-    for (let i = 0; i < 4; i++) expect((await query(token.id, 'decimals', k.apiKey)).status).toBe(403);
-    for (let i = 0; i < 2; i++) expect((await query(other.id, 'count', k.apiKey)).status).toBe(403);
-    const outside = await rpc(k.apiKey, 'eth_call', [{ to: other.address, data: '0x06661abd' }, 'latest']);
-    expect(outside.body.error.code).toBe(-32602);
-    expect((await rpc(k.apiKey, 'eth_blockNumber')).body.error.code).toBe(-32003);
-    expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
-    expect((await gqlQuery(token.id, 'totalSupply', k.apiKey)).body.data.queryContract.result).toBe('1000000');
-    expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
-    expect((await listItem(k.id)).requestsToday).toBe(3);
-    const over = await query(token.id, 'totalSupply', k.apiKey);
-    expect(over.status).toBe(429);
-    expect(over.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { policy: 'dailyQuota' } });
-    const now = new Date();
-    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    const retryAfter = Number(over.headers.get('retry-after'));
-    expect(Math.abs(retryAfter - (midnight - now.getTime()) / 1000)).toBeLessThan(5);
-    const gql = await gqlQuery(token.id, 'totalSupply', k.apiKey);
-    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', details: { policy: 'dailyQuota' } });
-    const door = await rpc(k.apiKey, 'eth_chainId');
-    expect(door.body.error).toMatchObject({ code: -32005, data: { policy: 'dailyQuota' } });
-    expect((await listItem(k.id)).requestsToday).toBe(3);
-  });
+  it('daily quota: 429 with details.policy and Retry-After to UTC midnight; policy refusals not counted', () =>
+    onOneUtcDay(async () => {
+      const k = await newKey(api, dev, {
+        dailyQuota: 3,
+        allowedMethods: ['totalSupply', 'eth_chainId', 'eth_call', 'count'],
+        contractIds: [token.id],
+      });
+      for (let i = 0; i < 4; i++) expect((await query(token.id, 'decimals', k.apiKey)).status).toBe(403);
+      for (let i = 0; i < 2; i++) expect((await query(other.id, 'count', k.apiKey)).status).toBe(403);
+      const outside = await rpc(k.apiKey, 'eth_call', [{ to: other.address, data: '0x06661abd' }, 'latest']);
+      expect(outside.body.error.code).toBe(-32602);
+      expect((await rpc(k.apiKey, 'eth_blockNumber')).body.error.code).toBe(-32003);
+      expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
+      expect((await gqlQuery(token.id, 'totalSupply', k.apiKey)).body.data.queryContract.result).toBe('1000000');
+      expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
+      expect((await listItem(k.id)).requestsToday).toBe(3);
+      const over = await query(token.id, 'totalSupply', k.apiKey);
+      expect(over.status).toBe(429);
+      expect(over.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { policy: 'dailyQuota' } });
+      const now = new Date();
+      const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+      const retryAfter = Number(over.headers.get('retry-after'));
+      expect(Math.abs(retryAfter - (midnight - now.getTime()) / 1000)).toBeLessThan(5);
+      const gql = await gqlQuery(token.id, 'totalSupply', k.apiKey);
+      expect(gql.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', details: { policy: 'dailyQuota' } });
+      const door = await rpc(k.apiKey, 'eth_chainId');
+      expect(door.body.error).toMatchObject({ code: -32005, data: { policy: 'dailyQuota' } });
+      expect((await listItem(k.id)).requestsToday).toBe(3);
+    }));
 
-  it('daily quota: exact under 50 concurrent requests', async () => {
-    const k = await newKey(api, dev, { dailyQuota: 20 });
-    const results = await Promise.all(Array.from({ length: 50 }, () => query(token.id, 'totalSupply', k.apiKey)));
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
-    const [row] = await rows<{ requests: number }>('SELECT requests FROM api_key_daily_requests WHERE key_id = $1', [
-      k.id,
-    ]);
-    expect(row!.requests).toBe(20);
-    expect((await listItem(k.id)).requestsToday).toBe(20);
-  });
+  it('daily quota: exact under 50 concurrent requests', () =>
+    onOneUtcDay(async () => {
+      const k = await newKey(api, dev, { dailyQuota: 20 });
+      const results = await Promise.all(Array.from({ length: 50 }, () => query(token.id, 'totalSupply', k.apiKey)));
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+      const [row] = await rows<{ requests: number }>('SELECT requests FROM api_key_daily_requests WHERE key_id = $1', [
+        k.id,
+      ]);
+      expect(row!.requests).toBe(20);
+      expect((await listItem(k.id)).requestsToday).toBe(20);
+    }));
 
-  it('requestsToday counts the requests of a key without a quota too (added within 5 s)', async () => {
-    const k = await newKey(api, dev);
-    for (let i = 0; i < 3; i++) expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
-    expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
-    const deadline = Date.now() + 10_000;
-    while ((await listItem(k.id)).requestsToday !== 4 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect((await listItem(k.id)).requestsToday).toBe(4);
-  });
+  it('requestsToday counts the requests of a key without a quota too (added within 5 s)', () =>
+    onOneUtcDay(async () => {
+      const k = await newKey(api, dev);
+      for (let i = 0; i < 3; i++) expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
+      expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
+      const deadline = Date.now() + 10_000;
+      while ((await listItem(k.id)).requestsToday !== 4 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect((await listItem(k.id)).requestsToday).toBe(4);
+    }));
 
   it('rateLimitPerSecond: the key’s own per-second budget', async () => {
     const k = await newKey(api, dev, { rateLimitPerSecond: 2 });
@@ -545,19 +550,20 @@ describe('on a second instance', () => {
     expect((await call(rotated.body.apiKey)).status).toBe(201);
   });
 
-  it('counts the daily quota exactly across both instances', async () => {
-    const siblingApi = client(sibling.url);
-    const k = await newKey(api, dev, { dailyQuota: 15 });
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        (i % 2 ? siblingApi : api).post(
-          `/api/devportal/contracts/${token.id}/query/totalSupply`,
-          {},
-          { apiKey: k.apiKey },
+  it('counts the daily quota exactly across both instances', () =>
+    onOneUtcDay(async () => {
+      const siblingApi = client(sibling.url);
+      const k = await newKey(api, dev, { dailyQuota: 15 });
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (i % 2 ? siblingApi : api).post(
+            `/api/devportal/contracts/${token.id}/query/totalSupply`,
+            {},
+            { apiKey: k.apiKey },
+          ),
         ),
-      ),
-    );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(15);
-    expect(results.filter((r) => r.status === 429)).toHaveLength(25);
-  });
+      );
+      expect(results.filter((r) => r.status === 201)).toHaveLength(15);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(25);
+    }));
 });

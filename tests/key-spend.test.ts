@@ -6,6 +6,7 @@ import { deployRegistered, gatewayUser, newKey, type DeployedContract } from './
 import { login, type LoggedIn } from './kit/login';
 import { spawnSibling, type ServiceProcess } from './kit/process';
 import { startStack, trackerPass, type Stack } from './kit/stack';
+import { onOneUtcDay } from './kit/utc-day';
 
 // Spend caps of API keys (docs/api.md, "API keys": spend caps), against a real PostgreSQL and anvil:
 // refusals send nothing, and the caps of a day hold exactly across two instances.
@@ -108,24 +109,25 @@ describe('refusals send nothing', () => {
     expect(await nonce()).toBe(before);
   });
 
-  it('maxGasPerDay: counts gas used once mined; the next invoke past it is refused', async () => {
-    const probe = await pay((await newKey(api, dev)).apiKey, '0');
-    expect(probe.status).toBe(201);
-    const gasUsed = BigInt(probe.body.gasUsed);
-    // Room for one invoke's gas limit (estimate plus margin) but not for a second one's.
-    const cap = gasUsed + 40_000n;
-    const k = await newKey(api, dev, { spend: { maxGasPerDay: cap.toString() } });
-    const first = await pay(k.apiKey, '0');
-    expect(first.status).toBe(201);
-    const before = await nonce();
-    const second = await pay(k.apiKey, '0');
-    expect(second.status).toBe(422);
-    expect(second.body.error).toMatchObject({
-      code: 'SPEND_LIMIT_EXCEEDED',
-      details: { limit: 'maxGasPerDay', max: cap.toString(), left: (cap - BigInt(first.body.gasUsed)).toString() },
-    });
-    expect(await nonce()).toBe(before);
-  });
+  it('maxGasPerDay: counts gas used once mined; the next invoke past it is refused', () =>
+    onOneUtcDay(async () => {
+      const probe = await pay((await newKey(api, dev)).apiKey, '0');
+      expect(probe.status).toBe(201);
+      const gasUsed = BigInt(probe.body.gasUsed);
+      // Room for one invoke's gas limit (estimate plus margin) but not for a second one's.
+      const cap = gasUsed + 40_000n;
+      const k = await newKey(api, dev, { spend: { maxGasPerDay: cap.toString() } });
+      const first = await pay(k.apiKey, '0');
+      expect(first.status).toBe(201);
+      const before = await nonce();
+      const second = await pay(k.apiKey, '0');
+      expect(second.status).toBe(422);
+      expect(second.body.error).toMatchObject({
+        code: 'SPEND_LIMIT_EXCEEDED',
+        details: { limit: 'maxGasPerDay', max: cap.toString(), left: (cap - BigInt(first.body.gasUsed)).toString() },
+      });
+      expect(await nonce()).toBe(before);
+    }));
 
   it('the GraphQL face refuses the same way', async () => {
     const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '5' } });
@@ -139,18 +141,19 @@ describe('refusals send nothing', () => {
 });
 
 describe('spentTodayWei', () => {
-  it('is value plus gas used × effective gas price of the key’s transactions of the day', async () => {
-    const k = await newKey(api, dev);
-    const a = await pay(k.apiKey, '777');
-    const b = await pay(k.apiKey, '0');
-    let expected = 777n;
-    for (const r of [a, b]) {
-      expect(r.status).toBe(201);
-      const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
-      expected += receipt.gasUsed * receipt.gasPrice;
-    }
-    expect((await listItem(k.id)).spentTodayWei).toBe(expected.toString());
-  });
+  it('is value plus gas used × effective gas price of the key’s transactions of the day', () =>
+    onOneUtcDay(async () => {
+      const k = await newKey(api, dev);
+      const a = await pay(k.apiKey, '777');
+      const b = await pay(k.apiKey, '0');
+      let expected = 777n;
+      for (const r of [a, b]) {
+        expect(r.status).toBe(201);
+        const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
+        expected += receipt.gasUsed * receipt.gasPrice;
+      }
+      expect((await listItem(k.id)).spentTodayWei).toBe(expected.toString());
+    }));
 });
 
 describe('the JSON-RPC door', () => {
@@ -163,110 +166,112 @@ describe('the JSON-RPC door', () => {
     return (await res.json()) as any;
   }
 
-  it('eth_sendRawTransaction meets the caps; a transaction the node refuses gives back its reservation', async () => {
-    const wallet = new Wallet(ANVIL_KEYS[1]!);
-    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '100', maxValueWeiPerDay: '150' } });
-    const sign = (value: bigint, nonce: number) =>
-      wallet.signTransaction({
-        to: wallet.address,
-        value,
-        nonce,
-        gasLimit: 21_000n,
-        gasPrice: 10_000_000_000n,
-        chainId: 17991n,
-      });
-    const start = await provider.getTransactionCount(wallet.address, 'pending');
-    const tooMuch = await sendRaw(k.apiKey, await sign(101n, start));
-    expect(tooMuch.error).toMatchObject({
-      code: -32003,
-      data: { limit: 'maxValueWeiPerTx', max: '100', left: '100', requested: '101' },
-    });
-    expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
-    const first = await sendRaw(k.apiKey, await sign(100n, start));
-    expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
-    await provider.waitForTransaction(first.result as string);
-    // Sent twice: relayed, counted once.
-    await sendRaw(k.apiKey, await sign(100n, start));
-    const past = await sendRaw(k.apiKey, await sign(60n, start + 1));
-    expect(past.error).toMatchObject({ code: -32003, data: { limit: 'maxValueWeiPerDay', left: '50' } });
-    // A nonce already used: the node refuses it, and its 40 wei come back.
-    const refused = await sendRaw(k.apiKey, await sign(40n, start));
-    expect(refused.error).toBeDefined();
-    const last = await sendRaw(k.apiKey, await sign(50n, start + 1));
-    expect(last.result).toMatch(/^0x[0-9a-f]{64}$/);
-    await provider.waitForTransaction(last.result as string);
-    expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(start + 2);
-    // Once their receipts are known, the two also count their fees (gas used × effective gas price).
-    await trackerPass(stack);
-    let fees = 0n;
-    for (const hash of [first.result, last.result] as string[]) {
-      const receipt = (await provider.getTransactionReceipt(hash))!;
-      fees += receipt.gasUsed * receipt.gasPrice;
-    }
-    expect((await listItem(k.id)).spentTodayWei).toBe((150n + fees).toString());
-  });
-
-  it('settles a door transaction against its receipt: gas used × effective price, value, counted once', async () => {
-    const wallet = new Wallet(ANVIL_KEYS[2]!);
-    const k = await newKey(api, dev, { spend: { maxGasPerDay: '50000' } });
-    const sign = (nonce: number, gasLimit: bigint) =>
-      wallet.signTransaction({
-        to: wallet.address,
-        value: 5n,
-        nonce,
-        gasLimit,
-        gasPrice: 10_000_000_000n,
-        chainId: 17991n,
-      });
-    const tracker = stack.app.services.tracker;
-    await tracker.stop();
-    try {
+  it('eth_sendRawTransaction meets the caps; a transaction the node refuses gives back its reservation', () =>
+    onOneUtcDay(async () => {
+      const wallet = new Wallet(ANVIL_KEYS[1]!);
+      const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '100', maxValueWeiPerDay: '150' } });
+      const sign = (value: bigint, nonce: number) =>
+        wallet.signTransaction({
+          to: wallet.address,
+          value,
+          nonce,
+          gasLimit: 21_000n,
+          gasPrice: 10_000_000_000n,
+          chainId: 17991n,
+        });
       const start = await provider.getTransactionCount(wallet.address, 'pending');
-      const firstSigned = await sign(start, 30_000n);
-      const first = await sendRaw(k.apiKey, firstSigned);
+      const tooMuch = await sendRaw(k.apiKey, await sign(101n, start));
+      expect(tooMuch.error).toMatchObject({
+        code: -32003,
+        data: { limit: 'maxValueWeiPerTx', max: '100', left: '100', requested: '101' },
+      });
+      expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+      const first = await sendRaw(k.apiKey, await sign(100n, start));
       expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
       await provider.waitForTransaction(first.result as string);
-      // Before its receipt is settled the send counts its gas limit and its value only.
-      expect((await listItem(k.id)).spentTodayWei).toBe('5');
-      const early = await sendRaw(k.apiKey, await sign(start + 1, 29_000n));
-      expect(early.error).toMatchObject({ code: -32003, data: { limit: 'maxGasPerDay', left: '20000' } });
+      // Sent twice: relayed, counted once.
+      await sendRaw(k.apiKey, await sign(100n, start));
+      const past = await sendRaw(k.apiKey, await sign(60n, start + 1));
+      expect(past.error).toMatchObject({ code: -32003, data: { limit: 'maxValueWeiPerDay', left: '50' } });
+      // A nonce already used: the node refuses it, and its 40 wei come back.
+      const refused = await sendRaw(k.apiKey, await sign(40n, start));
+      expect(refused.error).toBeDefined();
+      const last = await sendRaw(k.apiKey, await sign(50n, start + 1));
+      expect(last.result).toMatch(/^0x[0-9a-f]{64}$/);
+      await provider.waitForTransaction(last.result as string);
+      expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(start + 2);
+      // Once their receipts are known, the two also count their fees (gas used × effective gas price).
+      await trackerPass(stack);
+      let fees = 0n;
+      for (const hash of [first.result, last.result] as string[]) {
+        const receipt = (await provider.getTransactionReceipt(hash))!;
+        fees += receipt.gasUsed * receipt.gasPrice;
+      }
+      expect((await listItem(k.id)).spentTodayWei).toBe((150n + fees).toString());
+    }));
 
-      await tracker.tick();
-      const receipt = (await provider.getTransactionReceipt(first.result as string))!;
-      expect(receipt.gasUsed).toBe(21_000n);
-      const [row] = await stack.app.dataSource.query(
-        `SELECT gas_used::text AS gas, effective_gas_price_wei::text AS price, block_number::int AS block,
+  it('settles a door transaction against its receipt: gas used × effective price, value, counted once', () =>
+    onOneUtcDay(async () => {
+      const wallet = new Wallet(ANVIL_KEYS[2]!);
+      const k = await newKey(api, dev, { spend: { maxGasPerDay: '50000' } });
+      const sign = (nonce: number, gasLimit: bigint) =>
+        wallet.signTransaction({
+          to: wallet.address,
+          value: 5n,
+          nonce,
+          gasLimit,
+          gasPrice: 10_000_000_000n,
+          chainId: 17991n,
+        });
+      const tracker = stack.app.services.tracker;
+      await tracker.stop();
+      try {
+        const start = await provider.getTransactionCount(wallet.address, 'pending');
+        const firstSigned = await sign(start, 30_000n);
+        const first = await sendRaw(k.apiKey, firstSigned);
+        expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
+        await provider.waitForTransaction(first.result as string);
+        // Before its receipt is settled the send counts its gas limit and its value only.
+        expect((await listItem(k.id)).spentTodayWei).toBe('5');
+        const early = await sendRaw(k.apiKey, await sign(start + 1, 29_000n));
+        expect(early.error).toMatchObject({ code: -32003, data: { limit: 'maxGasPerDay', left: '20000' } });
+
+        await tracker.tick();
+        const receipt = (await provider.getTransactionReceipt(first.result as string))!;
+        expect(receipt.gasUsed).toBe(21_000n);
+        const [row] = await stack.app.dataSource.query(
+          `SELECT gas_used::text AS gas, effective_gas_price_wei::text AS price, block_number::int AS block,
                 settled_at IS NOT NULL AS settled
            FROM api_key_door_sends WHERE tx_hash = $1`,
-        [first.result],
-      );
-      expect(row).toEqual({
-        gas: '21000',
-        price: receipt.gasPrice.toString(),
-        block: receipt.blockNumber,
-        settled: true,
-      });
-      const firstSpend = 5n + receipt.gasUsed * receipt.gasPrice;
-      expect((await listItem(k.id)).spentTodayWei).toBe(firstSpend.toString());
+          [first.result],
+        );
+        expect(row).toEqual({
+          gas: '21000',
+          price: receipt.gasPrice.toString(),
+          block: receipt.blockNumber,
+          settled: true,
+        });
+        const firstSpend = 5n + receipt.gasUsed * receipt.gasPrice;
+        expect((await listItem(k.id)).spentTodayWei).toBe(firstSpend.toString());
 
-      // Settled: gas used (21,000) instead of the limit, so 29,000 more fit in the day's 50,000.
-      const second = await sendRaw(k.apiKey, await sign(start + 1, 29_000n));
-      expect(second.result).toMatch(/^0x[0-9a-f]{64}$/);
-      await provider.waitForTransaction(second.result as string);
-      // The same bytes again, and further passes: relayed or settled, never counted twice.
-      await sendRaw(k.apiKey, firstSigned);
-      await tracker.tick();
-      await tracker.tick();
-      const secondReceipt = (await provider.getTransactionReceipt(second.result as string))!;
-      expect((await listItem(k.id)).spentTodayWei).toBe(
-        (firstSpend + 5n + secondReceipt.gasUsed * secondReceipt.gasPrice).toString(),
-      );
-      const over = await sendRaw(k.apiKey, await sign(start + 2, 21_000n));
-      expect(over.error).toMatchObject({ code: -32003, data: { limit: 'maxGasPerDay', left: '8000' } });
-    } finally {
-      tracker.start();
-    }
-  });
+        // Settled: gas used (21,000) instead of the limit, so 29,000 more fit in the day's 50,000.
+        const second = await sendRaw(k.apiKey, await sign(start + 1, 29_000n));
+        expect(second.result).toMatch(/^0x[0-9a-f]{64}$/);
+        await provider.waitForTransaction(second.result as string);
+        // The same bytes again, and further passes: relayed or settled, never counted twice.
+        await sendRaw(k.apiKey, firstSigned);
+        await tracker.tick();
+        await tracker.tick();
+        const secondReceipt = (await provider.getTransactionReceipt(second.result as string))!;
+        expect((await listItem(k.id)).spentTodayWei).toBe(
+          (firstSpend + 5n + secondReceipt.gasUsed * secondReceipt.gasPrice).toString(),
+        );
+        const over = await sendRaw(k.apiKey, await sign(start + 2, 21_000n));
+        expect(over.error).toMatchObject({ code: -32003, data: { limit: 'maxGasPerDay', left: '8000' } });
+      } finally {
+        tracker.start();
+      }
+    }));
 });
 
 describe('invoke fee overrides (docs/api.md, Gateway)', () => {
@@ -336,32 +341,37 @@ describe('on two instances', () => {
     await sibling?.stop();
   });
 
-  it('50 concurrent invokes: exactly maxValueWeiPerDay is spent, the rest 422 with nothing sent', async () => {
-    const siblingApi = client(sibling.url);
-    const k = await newKey(api, dev, { spend: { maxValueWeiPerDay: '10000' } });
-    const tillBefore = await provider.getBalance(till.address);
-    const nonceBefore = await nonce();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => pay(k.apiKey, '1000', i % 2 ? siblingApi : api)),
-    );
-    const ok = results.filter((r) => r.status === 201);
-    const refused = results.filter((r) => r.status === 422);
-    expect(ok).toHaveLength(10);
-    expect(refused).toHaveLength(40);
-    for (const r of ok) expect(r.body.status).toBe('success');
-    for (const r of refused) {
-      expect(r.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxValueWeiPerDay' } });
-    }
-    expect(await provider.getBalance(till.address)).toBe(tillBefore + 10_000n);
-    expect(await nonce()).toBe(nonceBefore + 10);
-    const item = await listItem(k.id);
-    let expected = 10_000n;
-    for (const r of ok) {
-      const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
-      expected += receipt.gasUsed * receipt.gasPrice;
-    }
-    expect(item.spentTodayWei).toBe(expected.toString());
-  }, 120_000);
+  it(
+    '50 concurrent invokes: exactly maxValueWeiPerDay is spent, the rest 422 with nothing sent',
+    () =>
+      onOneUtcDay(async () => {
+        const siblingApi = client(sibling.url);
+        const k = await newKey(api, dev, { spend: { maxValueWeiPerDay: '10000' } });
+        const tillBefore = await provider.getBalance(till.address);
+        const nonceBefore = await nonce();
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => pay(k.apiKey, '1000', i % 2 ? siblingApi : api)),
+        );
+        const ok = results.filter((r) => r.status === 201);
+        const refused = results.filter((r) => r.status === 422);
+        expect(ok).toHaveLength(10);
+        expect(refused).toHaveLength(40);
+        for (const r of ok) expect(r.body.status).toBe('success');
+        for (const r of refused) {
+          expect(r.body.error).toMatchObject({ code: 'SPEND_LIMIT_EXCEEDED', details: { limit: 'maxValueWeiPerDay' } });
+        }
+        expect(await provider.getBalance(till.address)).toBe(tillBefore + 10_000n);
+        expect(await nonce()).toBe(nonceBefore + 10);
+        const item = await listItem(k.id);
+        let expected = 10_000n;
+        for (const r of ok) {
+          const receipt = (await provider.getTransactionReceipt(r.body.txHash))!;
+          expected += receipt.gasUsed * receipt.gasPrice;
+        }
+        expect(item.spentTodayWei).toBe(expected.toString());
+      }),
+    120_000,
+  );
 });
 
 describe('timeoutSeconds', () => {
