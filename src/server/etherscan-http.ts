@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { RequestContext } from '../auth/request-context';
 import type { PublicError } from '../kernel/errors/error-map';
 import { endTogether } from '../rest/answer-batch';
+import type { DirectReply } from '../rest/direct-route';
 import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
@@ -12,15 +13,9 @@ import { pathOf, type Step } from './step';
 const ETHERSCAN_PATH = /^\/api\/explorer\/etherscan(?:\/([^/]+))?\/api\/?$/;
 export const ETHERSCAN_PREFIX = '/api/explorer/etherscan/';
 
-export interface EtherscanAnswer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
 export interface EtherscanHttpOptions {
-  /** Answers the merged query and form parameters; `network` is the path's, null on the shared base URL. */
-  answer: (network: string | null, params: Record<string, string>, ctx: RequestContext) => Promise<EtherscanAnswer>;
+  /** Answers the merged query and form parameters, written as is; `network` is the path's, null on the shared base URL. */
+  answer: (network: string | null, params: Record<string, string>, ctx: RequestContext) => Promise<DirectReply>;
   contexts: RequestContexts;
   errors: ErrorFaces;
   begin: BeginRequest;

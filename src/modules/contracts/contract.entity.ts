@@ -1,15 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { Network } from '../../kernel/network';
+import type { CompilerInfo } from './compiler/compiler.types';
 
 /** Lifecycle of a contract record (docs/api.md, "Contracts"). */
 export type ContractStatus = 'compiled' | 'deploying' | 'deployed' | 'failed' | 'rejected';
-
-/** Compiler settings a contract was built with. */
-export interface CompilerInfo {
-  version: string;
-  evmVersion: string;
-  optimizer: { enabled: boolean; runs: number };
-}
 
 /** A contract compiled (and possibly deployed) through the portal. */
 @Entity('contracts')

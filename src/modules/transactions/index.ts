@@ -17,7 +17,7 @@ export {
 } from './transaction-records';
 export {
   TransactionRecordEntity,
-  type TransactionHistoryEntry,
+  type StoredHistoryEntry,
   type TransactionRecordStatus,
   type RecordedCall,
 } from './transaction-record.entity';

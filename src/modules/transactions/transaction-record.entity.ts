@@ -16,8 +16,11 @@ export interface RecordedCall {
   timeoutSeconds?: number;
 }
 
-/** One change of a record's status: when, the signed transaction it concerns, and why. */
-export interface TransactionHistoryEntry {
+/**
+ * One change of a record's status as stored (the `history` column): when, the signed transaction it
+ * concerns, and why. GraphQL shows it as TransactionHistoryEntry, absent fields as null.
+ */
+export interface StoredHistoryEntry {
   status: TransactionRecordStatus;
   /** ISO-8601 UTC, milliseconds. */
   at: string;
@@ -81,7 +84,7 @@ export class TransactionRecordEntity {
 
   /** Every change of its status, oldest first (docs/api.md, "Transactions": history). */
   @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
-  history!: TransactionHistoryEntry[];
+  history!: StoredHistoryEntry[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

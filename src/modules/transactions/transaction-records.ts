@@ -3,7 +3,7 @@ import type { Network } from '../../kernel/network';
 import type { Logger } from '../../kernel/logger';
 import type {
   RecordedCall,
-  TransactionHistoryEntry,
+  StoredHistoryEntry,
   TransactionRecordKind,
   TransactionRecordStatus,
 } from './transaction-record.entity';
@@ -26,7 +26,7 @@ export interface TransactionRecordView {
   createdAt: string;
   updatedAt: string;
   /** Every change of its status, oldest first (docs/api.md, "Transactions": history). */
-  history: TransactionHistoryEntry[];
+  history: StoredHistoryEntry[];
   developerId: string;
 }
 
@@ -77,7 +77,7 @@ interface Row {
   error: string | null;
   created_at: Date;
   updated_at: Date;
-  history: TransactionHistoryEntry[];
+  history: StoredHistoryEntry[];
   call: RecordedCall | null;
 }
 

@@ -26,7 +26,7 @@ import { sourceShapeKey } from './source-shape';
 import type { CompileStore } from './compile-store';
 import type { ConnectionCap } from '../../../kernel/limit-store';
 
-export type { CompileDiagnostic, CompileInput, CompileResult, CompiledContract, CompilerInfo } from './compiler.types';
+export type { CompileDiagnostic, CompileInput, CompileResult, CompiledArtifact, CompilerInfo } from './compiler.types';
 export { findOpcode, PUSH0 } from './opcode-scan';
 export type { PoolOutcome } from './solc-worker-pool';
 export { PORTAL_SOLC_RELEASE, solcPackageOf } from './solc-releases';

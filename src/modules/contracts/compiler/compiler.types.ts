@@ -5,8 +5,11 @@ export interface CompileInput {
   contractName?: string;
 }
 
-/** One deployable contract of the submitted files. */
-export interface CompiledContract {
+/**
+ * One deployable contract of the submitted files as the compiler built it: what GraphQL's
+ * CompiledContract shows, and the immutable references that verification and the explorer need.
+ */
+export interface CompiledArtifact {
   name: string;
   sourceFile: string;
   abi: unknown[];
@@ -26,16 +29,20 @@ export interface CompileDiagnostic {
   sourceLocation: { file: string; start: number; end: number } | null;
 }
 
-/** The compiler settings every compile uses (docs/api.md, "Contracts"). */
+/**
+ * The compiler settings of a compile, kept with each contract record: solc 0.8.20, EVM version
+ * paris, optimizer on with 200 runs (docs/api.md, "Contracts"). Stored rows keep the settings they
+ * were built with, hence plain strings and numbers.
+ */
 export interface CompilerInfo {
   version: string;
-  evmVersion: 'paris';
-  optimizer: { enabled: true; runs: 200 };
+  evmVersion: string;
+  optimizer: { enabled: boolean; runs: number };
 }
 
 export interface CompileResult {
   compiler: CompilerInfo;
-  contracts: CompiledContract[];
+  contracts: CompiledArtifact[];
   /** solc warnings and infos (never errors: those throw COMPILATION_FAILED). */
   warnings: CompileDiagnostic[];
   /** 0x SHA-256 of the submitted sources in canonical form (see `sourceHashOf`). */

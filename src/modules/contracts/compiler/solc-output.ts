@@ -1,6 +1,6 @@
 import { AppError } from '../../../kernel/errors/app-error';
 import { assertAbiWithinLimits } from '../abi-limits';
-import type { CompileDiagnostic, CompiledContract } from './compiler.types';
+import type { CompileDiagnostic, CompiledArtifact } from './compiler.types';
 import { APPROVED_LIBRARY } from './import-policy';
 
 /** The parts of solc's standard JSON output read here. */
@@ -16,7 +16,7 @@ interface SolcContract {
   abi?: unknown[];
   evm?: {
     bytecode?: { object?: string };
-    deployedBytecode?: { object?: string; immutableReferences?: CompiledContract['immutableReferences'] };
+    deployedBytecode?: { object?: string; immutableReferences?: CompiledArtifact['immutableReferences'] };
   };
 }
 
@@ -34,7 +34,7 @@ export interface SkippedContract {
 
 /** What a successful compile yields before contract selection. */
 export interface InterpretedOutput {
-  contracts: CompiledContract[];
+  contracts: CompiledArtifact[];
   skipped: SkippedContract[];
   warnings: CompileDiagnostic[];
 }
@@ -111,7 +111,7 @@ export function interpretOutput(
   }
   if (errors.length > 0) throw compilationFailed(errors, warnings);
 
-  const contracts: CompiledContract[] = [];
+  const contracts: CompiledArtifact[] = [];
   const skipped: SkippedContract[] = [];
   for (const file of submittedFiles) {
     for (const [name, out] of Object.entries(output.contracts?.[file] ?? {})) {
@@ -142,7 +142,7 @@ export function interpretOutput(
 export function selectContracts(
   output: InterpretedOutput,
   wanted: { file?: string; name: string } | undefined,
-): CompiledContract[] {
+): CompiledArtifact[] {
   if (!wanted) return output.contracts;
   const matches = (c: { name: string; sourceFile: string }) =>
     c.name === wanted.name && (wanted.file === undefined || c.sourceFile === wanted.file);
