@@ -15,8 +15,13 @@ registerEnumType(TokenTransferDirection, {
   },
 });
 
-@ObjectType({ description: 'The token of a transfer.' })
-export class TransferToken {
+/**
+ * What names a token, the first fields of TransferToken and TokenInfo (docs/api.md, "Tokens"); a
+ * class of its own only for type-graphql's inheritance: no field returns it, so the schema has no
+ * such type.
+ */
+@ObjectType()
+abstract class TokenIdentity {
   @Field({ description: 'Token contract (EIP-55).' })
   address!: string;
 
@@ -32,6 +37,9 @@ export class TransferToken {
   @Field(() => GraphQLSafeInt, { nullable: true, description: 'Decimals of an ERC-20 token; null for ERC-721/1155.' })
   decimals!: number | null;
 }
+
+@ObjectType({ description: 'The token of a transfer.' })
+export class TransferToken extends TokenIdentity {}
 
 @ObjectType({ description: 'One token transfer (one item per id of an ERC-1155 batch).' })
 export class TokenTransfer {
@@ -94,22 +102,7 @@ export class TokenBalances {
 }
 
 @ObjectType({ description: 'A token contract seen in the index.' })
-export class TokenInfo {
-  @Field({ description: 'Token contract (EIP-55).' })
-  address!: string;
-
-  @Field({ description: '`ERC-20`, `ERC-721` or `ERC-1155`.' })
-  type!: string;
-
-  @Field(() => String, { nullable: true, description: "The token's name; null when it has none or answers garbage." })
-  name!: string | null;
-
-  @Field(() => String, { nullable: true, description: "The token's symbol; null when it has none or answers garbage." })
-  symbol!: string | null;
-
-  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Decimals of an ERC-20 token; null for ERC-721/1155.' })
-  decimals!: number | null;
-
+export class TokenInfo extends TokenIdentity {
   @Field(() => String, { nullable: true, description: 'totalSupply() (decimal string); null when not answered.' })
   totalSupply!: string | null;
 
