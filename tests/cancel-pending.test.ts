@@ -5,10 +5,11 @@ import { gatewayUser, newKey } from './kit/flows';
 import { client, type Client } from './kit/http';
 import type { LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
-import { sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
+import { sqlRows, startStack, type Stack } from './kit/stack';
+import { RESPOND_ASYNC as ASYNC, recordWhen } from './kit/transaction-records';
 
-/** Cancel of a pending transaction by replacement at its nonce (docs/api.md, "Transactions": cancel). */
-const ASYNC = { prefer: 'respond-async' };
+// Cancel of a pending transaction by replacement at its nonce (docs/api.md, "Transactions": cancel).
+
 /** The key's gas of a day: two invokes of 100,000 gas, not one more. */
 const GAS_CAP = 200_000n;
 const INVOKE_GAS = 100_000n;
@@ -30,26 +31,6 @@ async function setUp(stack: Stack) {
   const user = await gatewayUser(api, stack.ca, ONCE_SOURCE);
   const provider = providerOf(stack, 'testnet');
   return { api, ...user, provider };
-}
-
-/** Polls the record until `until` holds, driving the tracker between looks. */
-async function recordWhen(
-  stack: Stack,
-  api: Client,
-  dev: LoggedIn,
-  id: string,
-  until: (record: any) => boolean,
-  track = false,
-): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await api.get(`/api/devportal/transactions/${id}`, { token: dev.token });
-    expect(res.status).toBe(200);
-    if (until(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`transaction ${id} still ${res.body.status}`);
-    if (track) await trackerPass(stack);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 const chainRows = (stack: Stack, recordId: string) =>
@@ -100,7 +81,7 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     const accepted = await invoke(INVOKE_GAS);
     expect(accepted.status).toBe(202);
     const id: string = accepted.body.transactionId;
-    const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+    const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
 
     const cancel = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
     expect(cancel.status).toBe(201);
@@ -130,17 +111,29 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     // the replacement's: a second invoke of 100,000 fits the 200,000 cap exactly...
     const second = await invoke(INVOKE_GAS);
     expect(second.status).toBe(202);
-    const secondRecord = await recordWhen(stack, api, dev, second.body.transactionId, (r) => r.status !== 'queued');
+    const secondRecord = await recordWhen(
+      stack,
+      api,
+      second.body.transactionId,
+      { token: dev.token },
+      (r) => r.status !== 'queued',
+    );
     expect(secondRecord).toMatchObject({ status: 'pending', error: null });
     // ...and nothing more does: the key never spends past its cap, whichever of the two is mined.
     const third = await invoke(30_000n);
     expect(third.status).toBe(202);
-    const thirdRecord = await recordWhen(stack, api, dev, third.body.transactionId, (r) => r.status !== 'queued');
+    const thirdRecord = await recordWhen(
+      stack,
+      api,
+      third.body.transactionId,
+      { token: dev.token },
+      (r) => r.status !== 'queued',
+    );
     expect(thirdRecord.status).toBe('failed');
     expect(thirdRecord.error).toMatch(/maxGasPerDay/);
 
     await provider.send('evm_mine', []);
-    const cancelled = await recordWhen(stack, api, dev, id, (r) => r.status === 'cancelled', true);
+    const cancelled = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'cancelled', true);
     expect(cancelled).toMatchObject({ status: 'cancelled', txHash: pending.txHash, error: null });
     expect(await provider.getTransactionReceipt(pending.txHash)).toBeNull();
     const mined = (await provider.getTransactionReceipt(replacement!.tx_hash))!;
@@ -171,8 +164,8 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     const secondDone = await recordWhen(
       stack,
       api,
-      dev,
       second.body.transactionId,
+      { token: dev.token },
       (r) => r.status === 'success',
       true,
     );
@@ -194,10 +187,10 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
       );
       expect(accepted.status).toBe(202);
       const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
       expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
       await provider.send('evm_mine', []);
-      const cancelled = await recordWhen(stack, api, dev, id, (r) => r.status === 'cancelled', true);
+      const cancelled = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'cancelled', true);
       expect(cancelled).toMatchObject({ kind: 'deploy', txHash: pending.txHash });
       const deployed = await api.get(`/api/devportal/contracts/${cancelled.contractId}`);
       expect(deployed.body).toMatchObject({ status: 'failed', address: null });
@@ -221,7 +214,7 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
       );
       expect(accepted.status).toBe(202);
       const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
       const [original] = await chainRows(stack, id);
       // The key's fee cap admits the original's price, not the raised one a replacement needs.
       const capped = await api.call(
@@ -253,7 +246,7 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
       await provider.send('evm_mine', []);
       expect((await provider.getTransactionReceipt(pending.txHash))?.status).toBe(1);
 
-      const done = await recordWhen(stack, api, dev, id, (r) => r.status !== 'pending', true);
+      const done = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status !== 'pending', true);
       expect(done).toMatchObject({ status: 'success', txHash: pending.txHash, error: null });
       expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([
         ['invoke', 'success'],
@@ -305,7 +298,7 @@ describe('cancel of a pending transaction on a zero-price network (Besu front, Q
       );
       expect(accepted.status).toBe(202);
       const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, dev, id, (r) => r.status === 'pending');
+      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
       const res = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('INVALID_STATE');
@@ -313,9 +306,11 @@ describe('cancel of a pending transaction on a zero-price network (Besu front, Q
       expect(res.body.error.message).toMatch(/prices gas at 0/);
       expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([['invoke', 'pending']]);
       await provider.send('evm_mine', []);
-      expect(await recordWhen(stack, api, dev, id, (r) => r.status === 'success', true)).toMatchObject({
-        txHash: pending.txHash,
-      });
+      expect(await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'success', true)).toMatchObject(
+        {
+          txHash: pending.txHash,
+        },
+      );
     } finally {
       await provider.send('evm_setIntervalMining', [1]).catch(() => undefined);
       provider.destroy();

@@ -2,17 +2,16 @@
 import { Client as PgClient } from 'pg';
 import { BESU_ERRORS } from './kit/besu-node';
 import { deployRegistered, invokesSentTogether, newKey } from './kit/flows';
-import { client, type CallOptions, type Client } from './kit/http';
+import type { CallOptions, Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
 import { providerOf } from './kit/chain';
-import { sqlRows, startStack, type Stack } from './kit/stack';
+import { sqlRows, type Stack } from './kit/stack';
+import { RESPOND_ASYNC as ASYNC, recordCalls, startRecordsUser } from './kit/transaction-records';
 
 // Transaction control (docs/api.md, "Transactions"): every record's history, and the retry of a
 // failed one, against real PostgreSQL and anvil behind a Besu-faithful front (to make it refuse).
 
-const MIN_GAS_PRICE = 2_000_000_000n;
-const ASYNC = { prefer: 'respond-async' };
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 let stack: Stack;
@@ -22,11 +21,7 @@ let contract: { id: string; address: string };
 let key: { id: string; apiKey: string };
 
 const sql = <T = any>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
-const invoke = (method: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  api.post(`/api/devportal/contracts/${contract.id}/invoke/${method}`, body, { apiKey: key.apiKey, headers });
-const getTx = (id: string, opts: CallOptions = { apiKey: key.apiKey }) =>
-  api.get(`/api/devportal/transactions/${id}`, opts);
-const front = () => stack.besu!.testnet.front;
+const { invoke, getTx, settled, front } = recordCalls(() => ({ stack, api, contract, key }));
 const retry = (id: string, opts: CallOptions = { apiKey: key.apiKey }) =>
   api.post(`/api/devportal/transactions/${id}/retry`, {}, opts);
 
@@ -38,18 +33,6 @@ async function refusedInvoke(apiKey = key.apiKey): Promise<any> {
   const record = await settled(res.body.transactionId, { token: dev.token });
   expect(record.status).toBe('failed');
   return record;
-}
-
-/** Polls GET /transactions/{id} until the record leaves queued and pending. */
-async function settled(id: string, opts?: CallOptions): Promise<any> {
-  const until = Date.now() + 90_000;
-  for (;;) {
-    const res = await getTx(id, opts);
-    expect(res.status).toBe(200);
-    if (!['queued', 'pending'].includes(res.body.status)) return res.body;
-    if (Date.now() > until) throw new Error(`transaction ${id} still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** The entries' times are ISO-8601 UTC and never go back. */
@@ -74,12 +57,7 @@ async function withLaneHeld<T>(work: () => Promise<T>): Promise<T> {
 }
 
 beforeAll(async () => {
-  stack = await startStack({}, { minGasPrice: MIN_GAS_PRICE });
-  api = client(stack.url);
-  dev = await login(api, stack.ca);
-  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  contract = await deployRegistered(api, dev, ONCE_SOURCE);
-  key = await newKey(api, dev);
+  ({ stack, api, dev, contract, key } = await startRecordsUser());
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();

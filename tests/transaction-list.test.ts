@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { Client as PgClient } from 'pg';
 import { client, type Client } from './kit/http';
-import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
+import { deployRegistered, gatewayUser, newKey, type DeployedContract } from './kit/flows';
 import { login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE } from './kit/solidity';
 import { startStack, type Stack } from './kit/stack';
@@ -23,13 +23,11 @@ const list = (query = '', token = dev.token) =>
 beforeAll(async () => {
   stack = await startStack();
   api = client(stack.url);
-  dev = await login(api, stack.ca);
-  expect((await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).status).toBe(201);
-  counter = await deployRegistered(api, dev, COUNTER_SOURCE);
+  const user = await gatewayUser(api, stack.ca, COUNTER_SOURCE);
+  ({ dev, contract: counter } = user);
   other = await deployRegistered(api, dev, COUNTER_SOURCE);
-  const { apiKey } = await newKey(api, dev);
   for (const c of [counter, counter, other]) {
-    const res = await api.post(`/api/devportal/contracts/${c.id}/invoke/increment`, {}, { apiKey });
+    const res = await api.post(`/api/devportal/contracts/${c.id}/invoke/increment`, {}, { apiKey: user.apiKey });
     expect(res.status).toBe(201);
     invokes.push(res.body.transactionId as string);
   }

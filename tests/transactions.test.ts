@@ -6,15 +6,13 @@ import { BESU_ERRORS } from './kit/besu-node';
 import { ANVIL_KEYS, fund, providerOf } from './kit/chain';
 import { Wallet } from 'ethers';
 import { deployRegistered, invokesSentTogether, newKey } from './kit/flows';
-import { client, type CallOptions, type Client } from './kit/http';
+import type { Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
-import { sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
+import { sqlRows, trackerPass, type Stack } from './kit/stack';
+import { RESPOND_ASYNC as ASYNC, recordCalls, startRecordsUser } from './kit/transaction-records';
 
 /** Transaction records (API contract §12): every invoke, deploy and drip, followed to its end. */
-const MIN_GAS_PRICE = 2_000_000_000n;
-const ASYNC = { prefer: 'respond-async' };
-
 let stack: Stack;
 let api: Client;
 let dev: LoggedIn;
@@ -31,45 +29,25 @@ const notified: Array<{ id: string; status: string; txHash: string | null; inTra
 let failOn: string | undefined;
 
 const sql = <T = any>(text: string, params: unknown[] = []) => sqlRows<T>(stack, text, params);
-const invoke = (method: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  api.post(`/api/devportal/contracts/${contract.id}/invoke/${method}`, body, { apiKey: key.apiKey, headers });
-const getTx = (id: string, opts: CallOptions = { apiKey: key.apiKey }) =>
-  api.get(`/api/devportal/transactions/${encodeURIComponent(id)}`, opts);
-const front = () => stack.besu!.testnet.front;
+const { invoke, getTx, settled, front } = recordCalls(() => ({ stack, api, contract, key }));
 const statusesOf = (id: string) => notified.filter((n) => n.id === id).map((n) => n.status);
 
-/** Polls GET /transactions/{id} until the record leaves queued and pending. */
-async function settled(id: string, opts?: CallOptions): Promise<any> {
-  const until = Date.now() + 90_000;
-  for (;;) {
-    const res = await getTx(id, opts);
-    expect(res.status).toBe(200);
-    if (!['queued', 'pending'].includes(res.body.status)) return res.body;
-    if (Date.now() > until) throw new Error(`transaction ${id} still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 beforeAll(async () => {
-  stack = await startStack({}, { minGasPrice: MIN_GAS_PRICE });
-  stack.app.services.sender.records.useSink({
-    async transactionStatusChanged(manager: EntityManager, record: TransactionRecordView) {
-      if (failOn === record.status) throw new Error('the sink is down');
-      notified.push({
-        id: record.id,
-        status: record.status,
-        txHash: record.txHash,
-        inTransaction: manager.queryRunner?.isTransactionActive ?? false,
-      });
-    },
-  });
-  api = client(stack.url);
-  dev = await login(api, stack.ca);
+  ({ stack, api, dev, contract, key, drip } = await startRecordsUser((started) =>
+    started.app.services.sender.records.useSink({
+      async transactionStatusChanged(manager: EntityManager, record: TransactionRecordView) {
+        if (failOn === record.status) throw new Error('the sink is down');
+        notified.push({
+          id: record.id,
+          status: record.status,
+          txHash: record.txHash,
+          inTransaction: manager.queryRunner?.isTransactionActive ?? false,
+        });
+      },
+    }),
+  ));
   other = await login(api, stack.ca);
-  drip = (await api.post('/api/devportal/faucet/drip', {}, { token: dev.token })).body;
   expect((await api.post('/api/devportal/faucet/drip', {}, { token: other.token })).status).toBe(201);
-  contract = await deployRegistered(api, dev, ONCE_SOURCE);
-  key = await newKey(api, dev);
   secondKey = (await newKey(api, dev)).apiKey;
   otherKey = (await newKey(api, other)).apiKey;
 }, 120_000);

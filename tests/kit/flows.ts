@@ -48,17 +48,18 @@ export async function newKey(api: Client, owner: LoggedIn, body: Record<string, 
   return res.body as IssuedKey;
 }
 
-/** A developer with test coins, a deployed and registered contract, and an API key for it. */
+/** A developer with test coins (`drip`: the drip's answer), a deployed and registered contract, and an API key for it. */
 export async function gatewayUser(
   api: Client,
   ca: DevCa,
   source: string,
-): Promise<{ dev: LoggedIn; contract: DeployedContract; apiKey: string }> {
+): Promise<{ dev: LoggedIn; contract: DeployedContract; key: IssuedKey; apiKey: string; drip: ApiResponse['body'] }> {
   const dev = await login(api, ca);
   const drip = await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
   if (drip.status !== 201) throw new Error(`drip failed: ${drip.status} ${JSON.stringify(drip.body)}`);
   const contract = await deployRegistered(api, dev, source);
-  return { dev, contract, apiKey: (await newKey(api, dev)).apiKey };
+  const key = await newKey(api, dev);
+  return { dev, contract, key, apiKey: key.apiKey, drip: drip.body };
 }
 
 /** What `burstsUntilLimited` saw. */
