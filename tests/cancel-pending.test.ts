@@ -3,10 +3,11 @@ import type { JsonRpcProvider } from 'ethers';
 import { providerOf } from './kit/chain';
 import { gatewayUser, newKey } from './kit/flows';
 import { client, type Client } from './kit/http';
-import type { LoggedIn } from './kit/login';
+import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
-import { sqlRows, startStack, type Stack } from './kit/stack';
+import { sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
 import { RESPOND_ASYNC as ASYNC, recordWhen } from './kit/transaction-records';
+import { onOneUtcDay } from './kit/utc-day';
 
 // Cancel of a pending transaction by replacement at its nonce (docs/api.md, "Transactions": cancel).
 
@@ -199,6 +200,64 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
       await provider.send('evm_setIntervalMining', [1]);
     }
   }, 180_000);
+
+  it(
+    'does not count a cancelled faucet drip against the day: five drips follow it, then 429',
+    () =>
+      onOneUtcDay(async () => {
+        const dripper = await login(api, stack.ca);
+        const drip = () => api.post('/api/devportal/faucet/drip', {}, { token: dripper.token });
+        const faucetRecords = () =>
+          api.get(`/api/devportal/developers/${dripper.developerId}/transactions?kind=faucet`, {
+            token: dripper.token,
+          });
+        await provider.send('evm_setIntervalMining', [0]);
+        // The drip answers once mined: this one waits (up to its bound) for a receipt that never comes.
+        const cancelledDrip = drip();
+        // Awaited at the end; should the test fail first, its stack's stop may cut it.
+        cancelledDrip.catch(() => undefined);
+        try {
+          const until = Date.now() + 30_000;
+          let listed: any[] = [];
+          while (listed[0]?.status !== 'pending') {
+            if (Date.now() > until) throw new Error(`the drip is not pending: ${JSON.stringify(listed)}`);
+            await new Promise((r) => setTimeout(r, 200));
+            listed = (await faucetRecords()).body.items;
+          }
+          const id: string = listed[0].id;
+          const cancel = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dripper.token });
+          expect(cancel.status).toBe(201);
+          await provider.send('evm_mine', []);
+          const cancelled = await recordWhen(
+            stack,
+            api,
+            id,
+            { token: dripper.token },
+            (r) => r.status === 'cancelled',
+            true,
+          );
+          expect(cancelled).toMatchObject({ kind: 'faucet', txHash: listed[0].txHash });
+          // Whatever tracker pass ended it has run its hooks too.
+          await trackerPass(stack);
+        } finally {
+          await provider.send('evm_setIntervalMining', [1]);
+        }
+        // Not counted: the day's five drips are all still there.
+        for (let used = 1; used <= 5; used++) {
+          const res = await drip();
+          expect(res.status).toBe(201);
+          expect(res.body).toMatchObject({ dripsUsedToday: used, dripsRemainingToday: 5 - used });
+        }
+        const sixth = await drip();
+        expect(sixth.status).toBe(429);
+        expect(sixth.body.error.code).toBe('FAUCET_LIMIT');
+        // The cancelled drip's own answer: sent, never mined.
+        const answer = await cancelledDrip;
+        expect(answer.status).toBe(201);
+        expect(answer.body).toMatchObject({ transactionId: expect.any(String), blockNumber: null });
+      }),
+    240_000,
+  );
 
   it('refuses a replacement past the key’s maxFeePerGasWei (422, nothing sent); an original mined first keeps its outcome', async () => {
     const k = await newKey(api, dev);

@@ -267,10 +267,14 @@ export function createServices(deps: {
         if (tx.kind === 'cancel' && tx.contractId) {
           await contracts.failDeployment(tx.contractId, 'the deployment was cancelled');
         }
+        // A drip cancelled by replacement never landed: not counted.
+        if (tx.kind === 'cancel' && tx.replaces?.kind === 'faucet') await faucet.forgetUnlanded(tx.replaces.txHash);
       },
       onDropped: async (tx) => {
-        // A drip whose transaction never landed is not counted.
-        if (tx.kind === 'faucet') await faucet.forgetDropped(tx.txHash);
+        // A drip whose transaction never landed is not counted, nor one whose cancel was dropped in
+        // turn (its record ends failed, and the drip's nonce went to another transaction).
+        if (tx.kind === 'faucet') await faucet.forgetUnlanded(tx.txHash);
+        if (tx.kind === 'cancel' && tx.replaces?.kind === 'faucet') await faucet.forgetUnlanded(tx.replaces.txHash);
         if (tx.kind === 'deploy' && tx.contractId) {
           await contracts.failDeployment(tx.contractId, 'the deployment transaction was dropped');
         }

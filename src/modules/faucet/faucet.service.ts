@@ -43,8 +43,11 @@ export class FaucetService {
     return this.signer && this.signer.address === address ? this.signer : undefined;
   }
 
-  /** A drip whose transaction was dropped stops counting against its developer's day. */
-  async forgetDropped(txHash: string): Promise<void> {
+  /**
+   * A drip whose transaction never lands (dropped, or replaced at its nonce by its cancel) stops
+   * counting against its developer's day (docs/api.md, "Wallet and faucet").
+   */
+  async forgetUnlanded(txHash: string): Promise<void> {
     await this.ds.query('DELETE FROM faucet_drips WHERE tx_hash = $1', [txHash]);
   }
 

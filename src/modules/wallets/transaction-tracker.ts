@@ -32,6 +32,8 @@ export interface PendingTransaction {
   nonce: number;
   kind: ChainTransactionKind;
   contractId: string | null;
+  /** A cancel's replacement: the transaction it replaces and its record's kind; null for any other. */
+  replaces: { txHash: string; kind: ChainTransactionKind } | null;
 }
 
 export interface TrackerHooks {
@@ -108,6 +110,7 @@ export class TransactionTracker {
       nonce: Number(row.nonce),
       kind: row.kind,
       contractId: row.contract_id,
+      replaces: row.replaced_hash && row.replaced_kind ? { txHash: row.replaced_hash, kind: row.replaced_kind } : null,
     };
     if (!this.chains.isAvailable(tx.network)) return;
     const provider = this.chains.provider(tx.network);
@@ -125,7 +128,10 @@ export class TransactionTracker {
         if (first) {
           this.broadcasts.delete(tx.txHash);
           const mined = await this.sender.recordReceipt(tx.network, first);
-          await this.hooks.onMined({ ...tx, txHash: first.hash, kind: row.replaced_kind ?? tx.kind }, mined);
+          await this.hooks.onMined(
+            { ...tx, txHash: first.hash, kind: row.replaced_kind ?? tx.kind, replaces: null },
+            mined,
+          );
           return;
         }
       }
