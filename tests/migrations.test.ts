@@ -1,7 +1,50 @@
+import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '../src/database/data-source';
 import { BlockIndex, type StoredContractLog } from '../src/modules/explorer';
 import { MIGRATIONS } from '../migrations';
 import { createTestDatabase } from './kit/stack';
+
+/**
+ * Migrates a fresh database up to the migration before `name`, runs `seed` on it, then checks with
+ * `check` a data source of every migration, given the names it applied (`name` the first); the
+ * database is dropped after.
+ */
+async function upgradeOver(
+  name: string,
+  seed: (before: DataSource) => Promise<void>,
+  check: (after: DataSource, applied: string[]) => Promise<void>,
+): Promise<void> {
+  const db = await createTestDatabase();
+  try {
+    const upTo = MIGRATIONS.findIndex((m) => new m().name === name);
+    if (upTo < 0) throw new Error(`no migration ${name}`);
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
+    await before.initialize();
+    try {
+      await runMigrations(before);
+      await seed(before);
+    } finally {
+      await before.destroy();
+    }
+    const after = createDataSource(db.url);
+    await after.initialize();
+    try {
+      await check(after, await runMigrations(after));
+    } finally {
+      await after.destroy();
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
+/** Undoes the last migrations, down to and including `name`. */
+async function revertThrough(ds: DataSource, name: string): Promise<void> {
+  while ((await ds.query(`SELECT 1 FROM migrations WHERE name = $1`, [name])).length) {
+    await ds.undoLastMigration({ transaction: 'all' });
+  }
+}
 
 /** Migrations apply on a fresh database, on top of an older one without losing its rows, and revert. */
 describe('migrations', () => {
@@ -256,5 +299,96 @@ describe('migrations', () => {
       await after.destroy();
       await db.drop();
     }
+  });
+  it('backfills the history of existing transaction records from their rows, and drops it on revert', async () => {
+    const NAME = 'TransactionHistory1765237410000';
+    const records = `SELECT method, status, tx_hash, error FROM transaction_records ORDER BY method`;
+    let old: unknown[] = [];
+    await upgradeOver(
+      NAME,
+      async (before) => {
+        const [dev] = (await before.query(
+          `INSERT INTO developers (identity_key, display_name, subject) VALUES ('sn:H', 'H', 'CN=H') RETURNING id`,
+        )) as Array<{ id: string }>;
+        // One record per status as the table held them, `method` naming each; times in other zones and
+        // whole seconds too, to check that every entry is written in UTC with milliseconds.
+        await before.query(
+          `INSERT INTO transaction_records (kind, network, developer_id, method, status, tx_hash, nonce, block_number,
+             gas_used, revert_reason, error, created_at, updated_at)
+           VALUES ('invoke', 'testnet', $1, 'a-queued', 'queued', NULL, NULL, NULL, NULL, NULL, NULL,
+                   '2026-11-26 10:00:00.125+00', '2026-11-26 10:00:00.125+00'),
+                  ('invoke', 'testnet', $1, 'b-pending', 'pending', '0x0b', 3, NULL, NULL, NULL, NULL,
+                   '2026-11-26 12:00:01.5+02', '2026-11-26 10:00:02+00'),
+                  ('faucet', 'testnet', $1, 'c-success', 'success', '0x0c', 4, 9, 21000, NULL, NULL,
+                   '2026-11-26 10:00:03.007+00', '2026-11-26 05:00:04.250-05'),
+                  ('invoke', 'testnet', $1, 'd-reverted', 'reverted', '0x0d', 5, 10, 30000, 'Once: already done', NULL,
+                   '2026-11-26 10:00:05+00', '2026-11-26 10:00:06+00'),
+                  ('invoke', 'testnet', $1, 'e-refused', 'failed', NULL, NULL, NULL, NULL, NULL, 'nonce too low',
+                   '2026-11-26 10:00:07+00', '2026-11-26 10:00:08+00'),
+                  ('deploy', 'testnet', $1, 'f-dropped', 'failed', '0x0f', 6, NULL, NULL, NULL, 'not mined in time',
+                   '2026-11-26 10:00:09+00', '2026-11-26 10:01:09+00'),
+                  ('invoke', 'testnet', $1, 'g-cancelled', 'cancelled', NULL, NULL, NULL, NULL, NULL, NULL,
+                   '2026-11-26 10:00:10+00', '2026-11-26 10:00:11+00')`,
+          [dev!.id],
+        );
+        old = (await before.query(records)) as unknown[];
+      },
+      async (after, applied) => {
+        expect(applied[0]).toBe(NAME);
+        const history = async () =>
+          Object.fromEntries(
+            (
+              (await after.query(`SELECT method, history FROM transaction_records ORDER BY method`)) as Array<{
+                method: string;
+                history: unknown;
+              }>
+            ).map((r) => [r.method, r.history]),
+          );
+        const queued = (at: string) => ({ status: 'queued', at });
+        const expected = {
+          // Still queued: its acceptance alone.
+          'a-queued': [queued('2026-11-26T10:00:00.125Z')],
+          // Moved on: its acceptance, then its status at its last update, with its hash and reason when it has them.
+          'b-pending': [
+            queued('2026-11-26T10:00:01.500Z'),
+            { status: 'pending', at: '2026-11-26T10:00:02.000Z', txHash: '0x0b' },
+          ],
+          'c-success': [
+            queued('2026-11-26T10:00:03.007Z'),
+            { status: 'success', at: '2026-11-26T10:00:04.250Z', txHash: '0x0c' },
+          ],
+          'd-reverted': [
+            queued('2026-11-26T10:00:05.000Z'),
+            { status: 'reverted', at: '2026-11-26T10:00:06.000Z', txHash: '0x0d', reason: 'Once: already done' },
+          ],
+          'e-refused': [
+            queued('2026-11-26T10:00:07.000Z'),
+            { status: 'failed', at: '2026-11-26T10:00:08.000Z', reason: 'nonce too low' },
+          ],
+          'f-dropped': [
+            queued('2026-11-26T10:00:09.000Z'),
+            { status: 'failed', at: '2026-11-26T10:01:09.000Z', txHash: '0x0f', reason: 'not mined in time' },
+          ],
+          'g-cancelled': [queued('2026-11-26T10:00:10.000Z'), { status: 'cancelled', at: '2026-11-26T10:00:11.000Z' }],
+        };
+        expect(await history()).toEqual(expected);
+        expect(await after.query(records)).toEqual(old);
+        // A record made after it starts with an empty history, which its first statement fills in.
+        const [dev] = (await after.query(`SELECT id FROM developers`)) as Array<{ id: string }>;
+        await after.query(
+          `INSERT INTO transaction_records (kind, network, developer_id, method, status) VALUES ('faucet', 'testnet', $1, 'h-new', 'queued')`,
+          [dev!.id],
+        );
+        expect((await history())['h-new']).toEqual([]);
+        await after.query(`DELETE FROM transaction_records WHERE method = 'h-new'`);
+
+        await revertThrough(after, NAME);
+        expect(await after.query(records)).toEqual(old);
+        await expect(after.query(`SELECT history FROM transaction_records`)).rejects.toThrow(/history/);
+        // Applied again, it writes the same histories.
+        expect((await runMigrations(after))[0]).toBe(NAME);
+        expect(await history()).toEqual(expected);
+      },
+    );
   });
 });
