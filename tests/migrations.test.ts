@@ -82,224 +82,183 @@ describe('migrations', () => {
   });
 
   it('adds the receipt index to an existing chain_transactions table, keeping its rows', async () => {
-    const db = await createTestDatabase();
-    const before = createDataSource(db.url);
-    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'TransactionIndex1764000000000');
-    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
-    await before.initialize();
-    try {
-      await runMigrations(before);
-      await before.query(
-        `INSERT INTO chain_transactions (network, from_address, nonce, tx_hash, raw_tx, kind, status, block_number)
-         VALUES ('testnet', '0xabc', 0, '0x01', '0x', 'faucet', 'success', 7)`,
-      );
-    } finally {
-      await before.destroy();
-    }
-    const after = createDataSource(db.url);
-    await after.initialize();
-    try {
-      expect((await runMigrations(after))[0]).toBe('TransactionIndex1764000000000');
-      expect(await after.query(`SELECT tx_hash, block_number::int AS block, tx_index FROM chain_transactions`)).toEqual(
-        [{ tx_hash: '0x01', block: 7, tx_index: null }],
-      );
-    } finally {
-      await after.destroy();
-      await db.drop();
-    }
+    await upgradeOver(
+      'TransactionIndex1764000000000',
+      async (before) => {
+        await before.query(
+          `INSERT INTO chain_transactions (network, from_address, nonce, tx_hash, raw_tx, kind, status, block_number)
+           VALUES ('testnet', '0xabc', 0, '0x01', '0x', 'faucet', 'success', 7)`,
+        );
+      },
+      async (after, applied) => {
+        expect(applied[0]).toBe('TransactionIndex1764000000000');
+        expect(
+          await after.query(`SELECT tx_hash, block_number::int AS block, tx_index FROM chain_transactions`),
+        ).toEqual([{ tx_hash: '0x01', block: 7, tx_index: null }]);
+      },
+    );
   });
 
   it('adds transaction records beside an existing chain_transactions table, keeping its rows', async () => {
-    const db = await createTestDatabase();
-    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'TransactionRecords1764200000000');
-    const before = createDataSource(db.url);
-    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
-    await before.initialize();
-    try {
-      await runMigrations(before);
-      await before.query(
-        `INSERT INTO chain_transactions (network, from_address, nonce, tx_hash, raw_tx, kind, status, block_number)
-         VALUES ('testnet', '0xabc', 0, '0x01', '0x', 'faucet', 'success', 7),
-                ('testnet', '0xabc', 1, '0x02', '0x', 'invoke', 'dropped', NULL)`,
-      );
-    } finally {
-      await before.destroy();
-    }
-    const after = createDataSource(db.url);
-    await after.initialize();
-    try {
-      expect((await runMigrations(after))[0]).toBe('TransactionRecords1764200000000');
-      expect(await after.query(`SELECT tx_hash, status, record_id FROM chain_transactions ORDER BY tx_hash`)).toEqual([
-        { tx_hash: '0x01', status: 'success', record_id: null },
-        { tx_hash: '0x02', status: 'dropped', record_id: null },
-      ]);
-      expect(await after.query(`SELECT count(*)::int AS n FROM transaction_records`)).toEqual([{ n: 0 }]);
-    } finally {
-      await after.destroy();
-      await db.drop();
-    }
+    await upgradeOver(
+      'TransactionRecords1764200000000',
+      async (before) => {
+        await before.query(
+          `INSERT INTO chain_transactions (network, from_address, nonce, tx_hash, raw_tx, kind, status, block_number)
+           VALUES ('testnet', '0xabc', 0, '0x01', '0x', 'faucet', 'success', 7),
+                  ('testnet', '0xabc', 1, '0x02', '0x', 'invoke', 'dropped', NULL)`,
+        );
+      },
+      async (after, applied) => {
+        expect(applied[0]).toBe('TransactionRecords1764200000000');
+        expect(await after.query(`SELECT tx_hash, status, record_id FROM chain_transactions ORDER BY tx_hash`)).toEqual(
+          [
+            { tx_hash: '0x01', status: 'success', record_id: null },
+            { tx_hash: '0x02', status: 'dropped', record_id: null },
+          ],
+        );
+        expect(await after.query(`SELECT count(*)::int AS n FROM transaction_records`)).toEqual([{ n: 0 }]);
+      },
+    );
   });
 
   it('packs existing gateway call rows, keeping every call, and unpacks them on revert', async () => {
-    const db = await createTestDatabase();
-    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'PackedGatewayCalls1764400000000');
-    const before = createDataSource(db.url);
-    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
-    await before.initialize();
+    const NAME = 'PackedGatewayCalls1764400000000';
     const dev = '00000000-0000-4000-8000-000000000001';
     const key = '00000000-0000-4000-8000-000000000002';
     const calls = `SELECT kind, method, http_status, latency_ms, gas_used::text AS gas, to_char(at, 'HH24:MI:SS.MS') AS at
                      FROM gateway_calls ORDER BY at, id`;
-    let old: unknown[];
-    try {
-      await runMigrations(before);
-      await before.query(
-        `INSERT INTO gateway_calls (developer_id, api_key_id, contract_id, method, kind, http_status, latency_ms, gas_used, at)
-         VALUES ($1, $2, NULL, 'balanceOf', 'query', 201, 3, NULL, '2026-11-26 10:00:00.125+00'),
-                ($1, $2, NULL, 'transfer', 'invoke', 201, 40, 51234, '2026-11-26 10:00:00.250+00'),
-                ($1, $2, NULL, 'balanceOf', 'query', 429, 0, NULL, '2026-11-26 10:00:00.375+00'),
-                ($1, $2, NULL, 'balanceOf', 'query', 201, 2, NULL, '2026-11-26 10:05:00.000+00')`,
-        [dev, key],
-      );
-      old = (await before.query(calls)) as unknown[];
-    } finally {
-      await before.destroy();
-    }
-    const after = createDataSource(db.url);
-    await after.initialize();
-    try {
-      // Later migrations may follow this one; all of them are undone below, down to and including it.
-      const applied = await runMigrations(after);
-      expect(applied[0]).toBe('PackedGatewayCalls1764400000000');
-      // One stored row per group and minute: the two queries of 10:00 share one.
-      expect(await after.query(`SELECT count(*)::int AS n FROM gateway_call_batches`)).toEqual([{ n: 3 }]);
-      expect(await after.query(calls)).toEqual(old);
-      for (let i = 0; i < applied.length; i++) await after.undoLastMigration({ transaction: 'all' });
-      expect(await after.query(calls)).toEqual(old);
-    } finally {
-      await after.destroy();
-      await db.drop();
-    }
+    let old: unknown[] = [];
+    await upgradeOver(
+      NAME,
+      async (before) => {
+        await before.query(
+          `INSERT INTO gateway_calls (developer_id, api_key_id, contract_id, method, kind, http_status, latency_ms, gas_used, at)
+           VALUES ($1, $2, NULL, 'balanceOf', 'query', 201, 3, NULL, '2026-11-26 10:00:00.125+00'),
+                  ($1, $2, NULL, 'transfer', 'invoke', 201, 40, 51234, '2026-11-26 10:00:00.250+00'),
+                  ($1, $2, NULL, 'balanceOf', 'query', 429, 0, NULL, '2026-11-26 10:00:00.375+00'),
+                  ($1, $2, NULL, 'balanceOf', 'query', 201, 2, NULL, '2026-11-26 10:05:00.000+00')`,
+          [dev, key],
+        );
+        old = (await before.query(calls)) as unknown[];
+      },
+      async (after, applied) => {
+        expect(applied[0]).toBe(NAME);
+        // One stored row per group and minute: the two queries of 10:00 share one.
+        expect(await after.query(`SELECT count(*)::int AS n FROM gateway_call_batches`)).toEqual([{ n: 3 }]);
+        expect(await after.query(calls)).toEqual(old);
+        // Later migrations may follow this one: they are undone too.
+        await revertThrough(after, NAME);
+        expect(await after.query(calls)).toEqual(old);
+      },
+    );
   });
 
   it('gives existing webhooks an empty last state and no previous secret, and takes them away on revert', async () => {
-    const db = await createTestDatabase();
-    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'WebhookOperations1764560000000');
-    const before = createDataSource(db.url);
-    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
-    await before.initialize();
-    try {
-      await runMigrations(before);
-      const [dev] = (await before.query(
-        `INSERT INTO developers (identity_key, display_name, subject) VALUES ('sn:W', 'W', 'CN=W') RETURNING id`,
-      )) as Array<{ id: string }>;
-      await before.query(
-        `INSERT INTO webhooks (id, developer_id, url, events, status, secret_sealed)
-         VALUES ('00000000-0000-4000-8000-0000000000aa', $1, 'http://x.test/h', '{transaction.status}', 'active', '\\x01')`,
-        [dev!.id],
-      );
-    } finally {
-      await before.destroy();
-    }
-    const after = createDataSource(db.url);
-    await after.initialize();
-    try {
-      expect(await runMigrations(after)).toContain('WebhookOperations1764560000000');
-      const state = `SELECT url, last_attempt_at, last_response_status, last_error, previous_secret_sealed, previous_secret_until
-                       FROM webhooks`;
-      expect(await after.query(state)).toEqual([
-        {
-          url: 'http://x.test/h',
-          last_attempt_at: null,
-          last_response_status: null,
-          last_error: null,
-          previous_secret_sealed: null,
-          previous_secret_until: null,
-        },
-      ]);
-      while ((await after.query(`SELECT 1 FROM migrations WHERE name = 'WebhookOperations1764560000000'`)).length) {
-        await after.undoLastMigration({ transaction: 'all' });
-      }
-      expect(await after.query(`SELECT url FROM webhooks`)).toEqual([{ url: 'http://x.test/h' }]);
-      await expect(after.query(state)).rejects.toThrow(/last_attempt_at/);
-    } finally {
-      await after.destroy();
-      await db.drop();
-    }
+    const NAME = 'WebhookOperations1764560000000';
+    await upgradeOver(
+      NAME,
+      async (before) => {
+        const [dev] = (await before.query(
+          `INSERT INTO developers (identity_key, display_name, subject) VALUES ('sn:W', 'W', 'CN=W') RETURNING id`,
+        )) as Array<{ id: string }>;
+        await before.query(
+          `INSERT INTO webhooks (id, developer_id, url, events, status, secret_sealed)
+           VALUES ('00000000-0000-4000-8000-0000000000aa', $1, 'http://x.test/h', '{transaction.status}', 'active', '\\x01')`,
+          [dev!.id],
+        );
+      },
+      async (after, applied) => {
+        expect(applied).toContain(NAME);
+        const state = `SELECT url, last_attempt_at, last_response_status, last_error, previous_secret_sealed, previous_secret_until
+                         FROM webhooks`;
+        expect(await after.query(state)).toEqual([
+          {
+            url: 'http://x.test/h',
+            last_attempt_at: null,
+            last_response_status: null,
+            last_error: null,
+            previous_secret_sealed: null,
+            previous_secret_until: null,
+          },
+        ]);
+        await revertThrough(after, NAME);
+        expect(await after.query(`SELECT url FROM webhooks`)).toEqual([{ url: 'http://x.test/h' }]);
+        await expect(after.query(state)).rejects.toThrow(/last_attempt_at/);
+      },
+    );
   });
 
   it('replaces the logs address index with the event index on an existing index, keeping its rows; contract logs use it', async () => {
-    const db = await createTestDatabase();
-    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'ExplorerLogEvents1765248630000');
-    const before = createDataSource(db.url);
-    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
-    await before.initialize();
     const A = `0x${'a'.repeat(40)}`;
     const TOPIC = (n: number) => `0x${String(n).repeat(64)}`;
-    try {
-      await runMigrations(before);
-      await before.query(
-        `INSERT INTO explorer_blocks (network, number, hash, parent_hash, timestamp, miner, transaction_count, gas_used,
-           gas_limit, extra_data)
-         SELECT 'testnet', n, '0xb' || n, '0xb' || (n - 1), n, '0xm', 1, 0, 0, '0x' FROM generate_series(0, 9) n`,
-      );
-      // Block n: a log of event 1 at index 0; blocks 3 and 7 also one of event 2 at index 1.
-      await before.query(
-        `INSERT INTO explorer_logs (network, block_number, log_index, transaction_hash, address, topics, data)
-         SELECT 'testnet', n, 0, '0xt' || n, $1, ARRAY[$2], '0x' FROM generate_series(0, 9) n
-         UNION ALL SELECT 'testnet', n, 1, '0xt' || n, $1, ARRAY[$3, $2], '0x' FROM unnest(ARRAY[3, 7]) n`,
-        [A, TOPIC(1), TOPIC(2)],
-      );
-    } finally {
-      await before.destroy();
-    }
-    const indexes = async (ds: typeof before) =>
+    const indexes = async (ds: DataSource) =>
       (
         (await ds.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'explorer_logs' ORDER BY 1`)) as Array<{
           indexname: string;
         }>
       ).map((r) => r.indexname);
-    const after = createDataSource(db.url);
-    await after.initialize();
-    try {
-      expect(await runMigrations(after)).toContain('ExplorerLogEvents1765248630000');
-      expect(await indexes(after)).toEqual(['explorer_logs_event_idx', 'explorer_logs_pkey']);
-      expect(await after.query(`SELECT count(*)::int AS n FROM explorer_logs`)).toEqual([{ n: 12 }]);
-      // Each event's logs, merged in (block, log index) order, after a position, up to a block, a topic given twice.
-      const index = new BlockIndex(after);
-      const at = (logs: StoredContractLog[]) => logs.map((l) => [l.blockNumber, l.logIndex]);
-      expect(at(await index.contractLogs('testnet', A, [TOPIC(2)], null, null, 10))).toEqual([
-        [3, 1],
-        [7, 1],
-      ]);
-      expect(
-        at(
-          await index.contractLogs('testnet', A, [TOPIC(2), TOPIC(1), TOPIC(2)], { blockNumber: 3, logIndex: 0 }, 7, 4),
-        ),
-      ).toEqual([
-        [3, 1],
-        [4, 0],
-        [5, 0],
-        [6, 0],
-      ]);
-      expect(at(await index.contractLogs('testnet', A, [TOPIC(3)], null, null, 10))).toEqual([]);
-      // The rare event is read from the event index, not by walking every log of the address.
-      await after.query('SET enable_seqscan = off');
-      const plan = (await after.query(
-        `EXPLAIN SELECT block_number FROM explorer_logs
-          WHERE network = 'testnet' AND address = $1 AND topics[1] = $2`,
-        [A, TOPIC(2)],
-      )) as Array<{ 'QUERY PLAN': string }>;
-      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/explorer_logs_event_idx/);
-      await after.query('RESET enable_seqscan');
-      await after.undoLastMigration({ transaction: 'all' });
-      expect(await indexes(after)).toEqual(['explorer_logs_address_idx', 'explorer_logs_pkey']);
-      expect(await after.query(`SELECT count(*)::int AS n FROM explorer_logs`)).toEqual([{ n: 12 }]);
-    } finally {
-      await after.destroy();
-      await db.drop();
-    }
+    await upgradeOver(
+      'ExplorerLogEvents1765248630000',
+      async (before) => {
+        await before.query(
+          `INSERT INTO explorer_blocks (network, number, hash, parent_hash, timestamp, miner, transaction_count, gas_used,
+             gas_limit, extra_data)
+           SELECT 'testnet', n, '0xb' || n, '0xb' || (n - 1), n, '0xm', 1, 0, 0, '0x' FROM generate_series(0, 9) n`,
+        );
+        // Block n: a log of event 1 at index 0; blocks 3 and 7 also one of event 2 at index 1.
+        await before.query(
+          `INSERT INTO explorer_logs (network, block_number, log_index, transaction_hash, address, topics, data)
+           SELECT 'testnet', n, 0, '0xt' || n, $1, ARRAY[$2], '0x' FROM generate_series(0, 9) n
+           UNION ALL SELECT 'testnet', n, 1, '0xt' || n, $1, ARRAY[$3, $2], '0x' FROM unnest(ARRAY[3, 7]) n`,
+          [A, TOPIC(1), TOPIC(2)],
+        );
+      },
+      async (after, applied) => {
+        expect(applied).toContain('ExplorerLogEvents1765248630000');
+        expect(await indexes(after)).toEqual(['explorer_logs_event_idx', 'explorer_logs_pkey']);
+        expect(await after.query(`SELECT count(*)::int AS n FROM explorer_logs`)).toEqual([{ n: 12 }]);
+        // Each event's logs, merged in (block, log index) order, after a position, up to a block, a topic given twice.
+        const index = new BlockIndex(after);
+        const at = (logs: StoredContractLog[]) => logs.map((l) => [l.blockNumber, l.logIndex]);
+        expect(at(await index.contractLogs('testnet', A, [TOPIC(2)], null, null, 10))).toEqual([
+          [3, 1],
+          [7, 1],
+        ]);
+        expect(
+          at(
+            await index.contractLogs(
+              'testnet',
+              A,
+              [TOPIC(2), TOPIC(1), TOPIC(2)],
+              { blockNumber: 3, logIndex: 0 },
+              7,
+              4,
+            ),
+          ),
+        ).toEqual([
+          [3, 1],
+          [4, 0],
+          [5, 0],
+          [6, 0],
+        ]);
+        expect(at(await index.contractLogs('testnet', A, [TOPIC(3)], null, null, 10))).toEqual([]);
+        // The rare event is read from the event index, not by walking every log of the address.
+        await after.query('SET enable_seqscan = off');
+        const plan = (await after.query(
+          `EXPLAIN SELECT block_number FROM explorer_logs
+            WHERE network = 'testnet' AND address = $1 AND topics[1] = $2`,
+          [A, TOPIC(2)],
+        )) as Array<{ 'QUERY PLAN': string }>;
+        expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/explorer_logs_event_idx/);
+        await after.query('RESET enable_seqscan');
+        await revertThrough(after, 'ExplorerLogEvents1765248630000');
+        expect(await indexes(after)).toEqual(['explorer_logs_address_idx', 'explorer_logs_pkey']);
+        expect(await after.query(`SELECT count(*)::int AS n FROM explorer_logs`)).toEqual([{ n: 12 }]);
+      },
+    );
   });
+
   it('backfills the history of existing transaction records from their rows, and drops it on revert', async () => {
     const NAME = 'TransactionHistory1765237410000';
     const records = `SELECT method, status, tx_hash, error FROM transaction_records ORDER BY method`;
