@@ -14,6 +14,7 @@ import { decodeParams, paramTypes } from '../../../chain/abi';
 import {
   assetContractsNamed,
   checkedAssets,
+  contractsAndVerifiedAt,
   deployedContractsAt,
   deployedContractsNamed,
   uncheckedMainnetContracts,
@@ -108,6 +109,19 @@ export class PortalContracts {
     if (addresses.length === 0) return new Map();
     const rows = await verifiedContractsAt(this.ds, network, spellings(addresses));
     return new Map(rows.map((r) => [r.address.toLowerCase(), { name: r.name, abi: r.abi ?? [] }]));
+  }
+
+  /** at() and verifiedAt() of the same addresses in one round trip. */
+  async atAndVerified(
+    network: Network,
+    addresses: string[],
+  ): Promise<{ contracts: Map<string, PortalContract>; verified: Map<string, { name: string; abi: unknown[] }> }> {
+    if (addresses.length === 0) return { contracts: new Map(), verified: new Map() };
+    const rows = await contractsAndVerifiedAt(this.ds, network, spellings(addresses));
+    return {
+      contracts: new Map(rows.deployed.map((r) => [r.address.toLowerCase(), toContract(r)])),
+      verified: new Map(rows.verified.map((r) => [r.address.toLowerCase(), { name: r.name, abi: r.abi ?? [] }])),
+    };
   }
 
   /** Deployed portal contracts whose name starts with `prefix` (case-insensitive). */
