@@ -82,6 +82,13 @@ const toTransaction = (r: Row): StoredTransaction => ({
   input: r.input as string,
 });
 
+const toState = (r: Row): IndexState => ({
+  firstBlock: Number(r.first_block),
+  lastBlock: Number(r.last_block),
+  lastHash: r.last_hash as string,
+  haltedReason: (r.halted_reason as string | null) ?? null,
+});
+
 const toLog = (r: Row): StoredLog => ({
   address: r.address as string,
   topics: r.topics as string[],
@@ -184,14 +191,28 @@ export class BlockIndex {
       `SELECT first_block, last_block, last_hash, halted_reason FROM explorer_index_state WHERE network = $1`,
       [network],
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      firstBlock: Number(r.first_block),
-      lastBlock: Number(r.last_block),
-      lastHash: r.last_hash as string,
-      haltedReason: (r.halted_reason as string | null) ?? null,
-    };
+    return rows[0] ? toState(rows[0]) : null;
+  }
+
+  /**
+   * The network's progress and the activity of `address` (as activity() reads it), in one
+   * statement: the address page. No progress row, no activity (the index has none to serve).
+   */
+  async stateAndActivity(
+    network: Network,
+    address: string,
+    limit: number,
+  ): Promise<{ state: IndexState | null; activity: StoredActivity[] }> {
+    const rows: Row[] = await this.reads().query(
+      `SELECT s.first_block, s.last_block, s.last_hash, s.halted_reason, a.*
+         FROM explorer_index_state s
+         LEFT JOIN LATERAL (${BlockIndex.ACTIVITY_SQL}) a ON true
+        WHERE s.network = $1
+        ORDER BY a.block_number DESC, a.transaction_index DESC`,
+      [network, address.toLowerCase(), limit],
+    );
+    if (!rows[0]) return { state: null, activity: [] };
+    return { state: toState(rows[0]), activity: rows.filter((r) => r.hash !== null).map(toActivity) };
   }
 
   /**
