@@ -48,18 +48,6 @@ export async function deployedContractsAt(
   )) as ContractRow[];
 }
 
-/** Contracts verified by recompiling at any of the `addresses`: their names and ABIs. */
-export async function verifiedContractsAt(
-  ds: DataSource,
-  network: Network,
-  addresses: string[],
-): Promise<Array<{ address: string; name: string; abi: unknown[] | null }>> {
-  return (await ds.query(
-    `SELECT address, name, abi FROM verified_contracts WHERE network = $1 AND address = ANY($2::text[])`,
-    [network, addresses],
-  )) as Array<{ address: string; name: string; abi: unknown[] | null }>;
-}
-
 /**
  * Deployed contracts and contracts verified by recompiling at any of the `addresses`, in one
  * statement (a page that needs both pays one round trip): the deployed ones oldest first, as

@@ -18,7 +18,6 @@ import {
   deployedContractsAt,
   deployedContractsNamed,
   uncheckedMainnetContracts,
-  verifiedContractsAt,
   type ContractRow,
 } from './portal-contracts.query';
 
@@ -102,16 +101,10 @@ export class PortalContracts {
   }
 
   /**
-   * Contracts verified by recompiling (the verification domain's verified_contracts table) at the
-   * given addresses, by lowercase address: their names and ABIs, for decoding (docs/api.md, "Verification").
+   * at() and, in the same round trip, the contracts verified by recompiling (the verification
+   * domain's verified_contracts table) at the given addresses, by lowercase address: their names
+   * and ABIs, for decoding (docs/api.md, "Verification").
    */
-  async verifiedAt(network: Network, addresses: string[]): Promise<Map<string, { name: string; abi: unknown[] }>> {
-    if (addresses.length === 0) return new Map();
-    const rows = await verifiedContractsAt(this.ds, network, spellings(addresses));
-    return new Map(rows.map((r) => [r.address.toLowerCase(), { name: r.name, abi: r.abi ?? [] }]));
-  }
-
-  /** at() and verifiedAt() of the same addresses in one round trip. */
   async atAndVerified(
     network: Network,
     addresses: string[],

@@ -390,7 +390,7 @@ export class BlockIndex {
     return rows[0] ? toTransaction(rows[0]) : null;
   }
 
-  /** A transaction and its logs in log order (what logs() reads), in one statement: the explorer's tx page. */
+  /** A transaction and its logs in log order, in one statement: the explorer's tx page. */
   async transactionWithLogs(
     network: Network,
     hash: string,
@@ -409,15 +409,6 @@ export class BlockIndex {
     const r = rows[0];
     if (!r) return null;
     return { transaction: toTransaction(r), logs: (r.logs as Row[]).map(toLog) };
-  }
-
-  async logs(network: Network, blockNumber: number, txHash: string): Promise<StoredLog[]> {
-    const rows: Row[] = await this.reads().query(
-      `SELECT address, topics, data, log_index FROM explorer_logs
-       WHERE network = $1 AND block_number = $2 AND transaction_hash = $3 ORDER BY log_index`,
-      [network, blockNumber, txHash],
-    );
-    return rows.map(toLog);
   }
 
   /**
