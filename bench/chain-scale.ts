@@ -15,6 +15,9 @@
 //   BENCH_KEEP=1                              keep the database (its URL is printed)
 //   BENCH_DATABASE_URL=postgres://…           measure a kept database again (no generation), e.g.
 //                                             after a migration; BENCH_MIGRATE=1 runs pending migrations first
+//   BENCH_PAGES=regex                         measure only the pages whose names match (case-insensitive)
+//   BENCH_CATCHUP_BLOCKS (default 2,000)      blocks of the catch-up write rate; 0 skips it
+//   BENCH_CPU_PROF=dir                        the service runs with node --cpu-prof, its profile written there
 //   BENCH_SAMPLES (default 300)               requests per page, within BENCH_PAGE_SECONDS (default 60) of them
 //
 // COPY goes through `psql` (PostgreSQL's client, beside the server on every machine that runs the
@@ -463,6 +466,9 @@ interface PageResult {
   max: number;
 }
 
+/** BENCH_PAGES: a regular expression; only the pages whose names match it are measured. */
+const ONLY = process.env.BENCH_PAGES ? new RegExp(process.env.BENCH_PAGES, 'i') : null;
+
 /** Measured seconds per page at most: a page that takes seconds is sampled fewer times. */
 const PAGE_SECONDS = Number(process.env.BENCH_PAGE_SECONDS ?? 60);
 
@@ -519,6 +525,7 @@ async function pages(url: string, s: Samples, ds: DataSource): Promise<PageResul
   };
   const results: PageResult[] = [];
   const run = async (name: string, next: (i: number) => Promise<unknown>) => {
+    if (ONLY && !ONLY.test(name)) return;
     try {
       results.push(await measure(name, next));
     } catch (err) {
@@ -573,7 +580,11 @@ async function pages(url: string, s: Samples, ds: DataSource): Promise<PageResul
     get(`${e}/address/${s.coldAccounts[i % s.coldAccounts.length]}/token-transfers`),
   );
   await run('token transfers of a hot token (25)', () => get(`${e}/token/${s.hotToken}/transfers`, items));
-  const deepCursor = await deep(`${e}/token/${s.hotToken}/transfers?limit=100`, 50);
+  const wanted = (name: string) => !ONLY || ONLY.test(name);
+  // The deep pages' cursors (and the largest holder) are read only when their page is measured.
+  const deepCursor = wanted('token transfers of a hot token, page 51 of 100')
+    ? await deep(`${e}/token/${s.hotToken}/transfers?limit=100`, 50)
+    : null;
   await run('token transfers of a hot token, page 51 of 100', () =>
     get(`${e}/token/${s.hotToken}/transfers?limit=100&cursor=${encodeURIComponent(deepCursor ?? '')}`, items),
   );
@@ -582,13 +593,17 @@ async function pages(url: string, s: Samples, ds: DataSource): Promise<PageResul
   );
   await run('token: hot token', () => get(`${e}/token/${s.hotToken}`, found));
   await run('holders of a hot token (25)', () => get(`${e}/token/${s.hotToken}/holders`, items));
-  const holderCursor = await deep(`${e}/token/${s.hotToken}/holders?limit=100`, 50);
+  const holderCursor = wanted('holders of a hot token, page 51 of 100')
+    ? await deep(`${e}/token/${s.hotToken}/holders?limit=100`, 50)
+    : null;
   await run('holders of a hot token, page 51 of 100', () =>
     get(`${e}/token/${s.hotToken}/holders?limit=100&cursor=${encodeURIComponent(holderCursor ?? '')}`, items),
   );
   await run('holders of the ERC-721 (25)', () => get(`${e}/token/${s.collectible}/holders`, items));
   // The hot token's largest holder: hot accounts send more than they receive, and may hold nothing.
-  const holders = (await get(`${e}/token/${s.hotToken}/holders?limit=1`, items)).items as Array<{ address: string }>;
+  const holders = wanted("token balances of the hot token's largest holder")
+    ? ((await get(`${e}/token/${s.hotToken}/holders?limit=1`, items)).items as Array<{ address: string }>)
+    : [];
   await run("token balances of the hot token's largest holder", () =>
     get(`${e}/address/${holders[0]!.address}/token-balances`, items),
   );
@@ -743,7 +758,14 @@ async function main(): Promise<void> {
   const service = await spawnService(
     serviceEnv(
       { databaseUrl, testnetUrl: testnet.url, mainnetUrl: mainnet.url },
-      { LOG_LEVEL: 'warn', INDEXER_ENABLED: 'false' },
+      {
+        LOG_LEVEL: 'warn',
+        INDEXER_ENABLED: 'false',
+        // A CPU profile of the service under the measured pages, written when it stops.
+        ...(process.env.BENCH_CPU_PROF
+          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` }
+          : {}),
+      },
     ),
     120_000,
   );
@@ -757,7 +779,9 @@ async function main(): Promise<void> {
     const blocks = rowsOf('explorer_blocks');
     const txs = rowsOf('explorer_transactions');
     const total = tables.reduce((a, t) => a + t.bytes, 0);
-    const catchUpLine = await catchUp(ds, samples.lastBlock + 1, Number(process.env.BENCH_CATCHUP_BLOCKS ?? 2_000));
+    const catchUpBlocks = Number(process.env.BENCH_CATCHUP_BLOCKS ?? 2_000);
+    // BENCH_CATCHUP_BLOCKS=0 leaves a kept database as generated (the catch-up appends blocks to it).
+    const catchUpLine = catchUpBlocks > 0 ? await catchUp(ds, samples.lastBlock + 1, catchUpBlocks) : 'not run';
 
     console.log(`\n## Chain-scale index (SCALE=${SCALE})\n`);
     console.log('| page | requests | p50 ms | p99 ms | max ms |');

@@ -350,4 +350,67 @@ describe('migrations', () => {
       },
     );
   });
+
+  it("adds the transfer's type to the sender's and recipient's indexes of token transfers, keeping their rows; reverts", async () => {
+    const db = await createTestDatabase();
+    const upTo = MIGRATIONS.findIndex((m) => new m().name === 'TokenTransferTypes1765300000000');
+    const before = createDataSource(db.url);
+    before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
+    await before.initialize();
+    const A = `0x${'a'.repeat(40)}`;
+    const B = `0x${'b'.repeat(40)}`;
+    try {
+      await runMigrations(before);
+      await before.query(
+        `INSERT INTO token_transfers (network, block_number, log_index, batch_index, tx_hash, token, type, from_address,
+           to_address, value, token_id, timestamp)
+         SELECT 'testnet', n, 0, -1, '0xt' || n, '0xc', 'ERC-20', $1, CASE WHEN n % 2 = 0 THEN $2 ELSE $1 END, n, NULL, n
+           FROM generate_series(1, 10) n`,
+        [A, B],
+      );
+    } finally {
+      await before.destroy();
+    }
+    const definitions = async (ds: typeof before) =>
+      (
+        (await ds.query(
+          `SELECT indexname, indexdef FROM pg_indexes
+            WHERE tablename = 'token_transfers' AND indexname IN ('token_transfers_from_idx', 'token_transfers_to_idx')
+            ORDER BY 1`,
+        )) as Array<{ indexname: string; indexdef: string }>
+      ).map((r) => `${r.indexname}: ${r.indexdef.replace(/^.* USING btree /, '')}`);
+    const after = createDataSource(db.url);
+    after.setOptions({ migrations: MIGRATIONS.slice(0, upTo + 1) });
+    await after.initialize();
+    try {
+      expect(await runMigrations(after)).toEqual(['TokenTransferTypes1765300000000']);
+      expect(await definitions(after)).toEqual([
+        'token_transfers_from_idx: (network, from_address, block_number DESC, log_index DESC, batch_index DESC) INCLUDE (type)',
+        'token_transfers_to_idx: (network, to_address, block_number DESC, log_index DESC, batch_index DESC) INCLUDE (type)',
+      ]);
+      expect(await after.query(`SELECT count(*)::int AS n FROM token_transfers`)).toEqual([{ n: 10 }]);
+      // An address's transfers of one type are found from the index alone.
+      await after.query('VACUUM ANALYZE token_transfers');
+      await after.query('SET enable_seqscan = off');
+      await after.query('SET enable_bitmapscan = off');
+      const plan = (await after.query(
+        `EXPLAIN SELECT block_number, log_index, batch_index FROM token_transfers
+          WHERE network = 'testnet' AND to_address = $1 AND type = 'ERC-20'
+          ORDER BY block_number DESC, log_index DESC, batch_index DESC LIMIT 3`,
+        [B],
+      )) as Array<{ 'QUERY PLAN': string }>;
+      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Only Scan using token_transfers_to_idx/);
+      await after.query('RESET enable_seqscan');
+      await after.query('RESET enable_bitmapscan');
+      await after.undoLastMigration({ transaction: 'all' });
+      expect(await definitions(after)).toEqual([
+        'token_transfers_from_idx: (network, from_address, block_number DESC, log_index DESC, batch_index DESC)',
+        'token_transfers_to_idx: (network, to_address, block_number DESC, log_index DESC, batch_index DESC)',
+      ]);
+      expect(await after.query(`SELECT count(*)::int AS n FROM token_transfers`)).toEqual([{ n: 10 }]);
+    } finally {
+      await after.destroy();
+      await db.drop();
+    }
+  });
 });

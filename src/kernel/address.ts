@@ -15,10 +15,27 @@ export function parseAddress(value: unknown, field = 'address'): string {
   if (!ADDRESS.test(v)) {
     throw new AppError('VALIDATION_FAILED', `${field} must be 0x followed by 40 hexadecimal characters`, { field });
   }
-  return getAddress(v.toLowerCase());
+  return checksum(v);
 }
 
-/** An address as shown in answers: EIP-55 checksummed (whatever case it was stored in). */
-export const checksum = (address: string): string => getAddress(address.toLowerCase());
+/** Checksummed spellings remembered, by lowercase address; the oldest is dropped past this many. */
+const MAX_CHECKSUMS = 20_000;
+const checksums = new Map<string, string>();
+
+/**
+ * An address as shown in answers: EIP-55 checksummed (whatever case it was stored in). An explorer
+ * page checksums every address of its rows (a hundred transactions: some 300), and ethers' getAddress
+ * costs a few microseconds even with its keccak remembered; the checksum of an address never changes.
+ */
+export function checksum(address: string): string {
+  const lower = address.toLowerCase();
+  let spelled = checksums.get(lower);
+  if (spelled === undefined) {
+    spelled = getAddress(lower);
+    if (checksums.size >= MAX_CHECKSUMS) checksums.delete(checksums.keys().next().value!);
+    checksums.set(lower, spelled);
+  }
+  return spelled;
+}
 export const checksumOrNull = (address: string | null | undefined): string | null =>
   address ? checksum(address) : null;

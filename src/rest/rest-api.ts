@@ -12,6 +12,7 @@ import {
   isInputObjectType,
   isObjectType,
   Kind,
+  type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   type OperationDefinitionNode,
@@ -20,7 +21,7 @@ import { useSofa } from 'sofa-api';
 import { AppError } from '../kernel/errors/app-error';
 import { errorBody, INVALID_NETWORK_MESSAGE, toPublicError, type PublicError } from '../kernel/errors/error-map';
 import type { Logger } from '../kernel/logger';
-import { assertCost } from '../schema/limits';
+import { assertCost, costDependsOnVariables } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
@@ -161,6 +162,10 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
     toRestError(toPublicError(error, (err) => opts.onUnexpected(err, requestId)));
   // SOFA's error handler sees only the errors: each remembers the request it failed.
   const requestOf = new WeakMap<object, string>();
+  // A route's document is fixed: once measured, it is measured again per call only when a variable
+  // can change its cost (the address page's `scan`, live blocks' `limit`); graphql-js checks the
+  // variables of the others as it executes, in the same words.
+  const measured = new WeakSet<DocumentNode>();
   const tagged = (result: ExecutionResult, requestId: string): ExecutionResult => {
     for (const error of result.errors ?? []) requestOf.set(error, requestId);
     return result;
@@ -193,7 +198,10 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       try {
         prepared = withInputFromBody({ ...args, contextValue: ctx.appContext }, ctx.body);
         // The same cost limits as every GraphQL face (a REST document is fixed; its arguments are not).
-        assertCost(prepared.schema, prepared.document, prepared.variableValues, prepared.operationName);
+        if (!measured.has(prepared.document)) {
+          assertCost(prepared.schema, prepared.document, prepared.variableValues, prepared.operationName);
+          if (!costDependsOnVariables(prepared.document)) measured.add(prepared.document);
+        }
       } catch (error) {
         const requestId = ctx.appContext.requestId;
         if (error instanceof GraphQLError) return tagged({ errors: [error] }, requestId);

@@ -36,29 +36,34 @@ const count = (v: unknown, fallback: number): number => (typeof v === 'number' &
 
 /**
  * Blocks a root field may read from a node, by its arguments: an address scans `scan` blocks
- * (500 when the index lags), a block list reads `limit` blocks, a lookup reads a few.
+ * (500 when the index lags), a block list reads `limit` blocks, a lookup reads a few (a number:
+ * whatever its arguments).
  */
-const CHAIN_BLOCK_READS: Record<string, (args: Args) => number> = {
+const CHAIN_BLOCK_READS: Record<string, number | ((args: Args) => number)> = {
   'Query.address': (a) => count(a.scan, 500),
   'Query.liveBlocks': (a) => count(a.limit, 10),
-  'Query.networkStatus': () => 20,
-  'Query.block': () => 1,
-  'Query.transaction': () => 1,
-  'Query.search': () => 1,
-  'Query.walletBalance': () => 1,
-  'Query.walletHistory': () => 1,
+  'Query.networkStatus': 20,
+  'Query.block': 1,
+  'Query.transaction': 1,
+  'Query.search': 1,
+  'Query.walletBalance': 1,
+  'Query.walletHistory': 1,
 };
 
 /** Whether a field's cost depends on its arguments (REST routes check those per call). */
-export const costDependsOnArguments = (field: string): boolean => field in CHAIN_BLOCK_READS;
+export const costDependsOnArguments = (field: string): boolean => typeof CHAIN_BLOCK_READS[field] === 'function';
 
-const CHAIN_FIELD_NAMES = new Set(Object.keys(CHAIN_BLOCK_READS).map((f) => f.split('.')[1]!));
+const CHAIN_FIELD_NAMES = new Set(
+  Object.keys(CHAIN_BLOCK_READS)
+    .filter(costDependsOnArguments)
+    .map((f) => f.split('.')[1]!),
+);
 
 /**
  * Whether variables can change a document's cost: a variable in @skip/@include or in the arguments
  * of a field that reads the chain (by name, whatever its parent: a conservative answer).
  */
-function costDependsOnVariables(document: DocumentNode): boolean {
+export function costDependsOnVariables(document: DocumentNode): boolean {
   let depends = false;
   const hasVariable = (node: object): boolean => {
     let found = false;
@@ -88,8 +93,10 @@ function costDependsOnVariables(document: DocumentNode): boolean {
   });
   return depends;
 }
-const chainReadsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) =>
-  (CHAIN_BLOCK_READS[`${type.name}.${field.name}`]?.(args) ?? 0) + childComplexity;
+const chainReadsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const reads = CHAIN_BLOCK_READS[`${type.name}.${field.name}`] ?? 0;
+  return (typeof reads === 'function' ? reads(args) : reads) + childComplexity;
+};
 
 /** A refusal of the pipeline: the caller's document, answered with VALIDATION_FAILED. */
 const refusal = (message: string) => new GraphQLError(message);

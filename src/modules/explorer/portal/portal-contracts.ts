@@ -14,10 +14,10 @@ import { decodeParams, paramTypes } from '../../../chain/abi';
 import {
   assetContractsNamed,
   checkedAssets,
+  contractsAndVerifiedAt,
   deployedContractsAt,
   deployedContractsNamed,
   uncheckedMainnetContracts,
-  verifiedContractsAt,
   type ContractRow,
 } from './portal-contracts.query';
 
@@ -101,13 +101,20 @@ export class PortalContracts {
   }
 
   /**
-   * Contracts verified by recompiling (the verification domain's verified_contracts table) at the
-   * given addresses, by lowercase address: their names and ABIs, for decoding (docs/api.md, "Verification").
+   * at() and, in the same round trip, the contracts verified by recompiling (the verification
+   * domain's verified_contracts table) at the given addresses, by lowercase address: their names
+   * and ABIs, for decoding (docs/api.md, "Verification").
    */
-  async verifiedAt(network: Network, addresses: string[]): Promise<Map<string, { name: string; abi: unknown[] }>> {
-    if (addresses.length === 0) return new Map();
-    const rows = await verifiedContractsAt(this.ds, network, spellings(addresses));
-    return new Map(rows.map((r) => [r.address.toLowerCase(), { name: r.name, abi: r.abi ?? [] }]));
+  async atAndVerified(
+    network: Network,
+    addresses: string[],
+  ): Promise<{ contracts: Map<string, PortalContract>; verified: Map<string, { name: string; abi: unknown[] }> }> {
+    if (addresses.length === 0) return { contracts: new Map(), verified: new Map() };
+    const rows = await contractsAndVerifiedAt(this.ds, network, spellings(addresses));
+    return {
+      contracts: new Map(rows.deployed.map((r) => [r.address.toLowerCase(), toContract(r)])),
+      verified: new Map(rows.verified.map((r) => [r.address.toLowerCase(), { name: r.name, abi: r.abi ?? [] }])),
+    };
   }
 
   /** Deployed portal contracts whose name starts with `prefix` (case-insensitive). */

@@ -68,6 +68,34 @@ const toActivity = (r: Row): StoredActivity => ({
   methodId: (r.method_id as string | null) ?? null,
 });
 
+const TRANSACTION_COLUMNS = `t.hash, t.block_number, t.transaction_index, t.timestamp, t.from_address, t.to_address,
+  t.contract_address, t.value, t.status, t.method_id, t.nonce, t.gas_limit, t.gas_price, t.gas_used, t.input,
+  b.hash AS block_hash`;
+
+const toTransaction = (r: Row): StoredTransaction => ({
+  ...toActivity(r),
+  blockHash: r.block_hash as string,
+  nonce: Number(r.nonce),
+  gasLimit: String(r.gas_limit),
+  gasPrice: String(r.gas_price),
+  gasUsed: String(r.gas_used),
+  input: r.input as string,
+});
+
+const toState = (r: Row): IndexState => ({
+  firstBlock: Number(r.first_block),
+  lastBlock: Number(r.last_block),
+  lastHash: r.last_hash as string,
+  haltedReason: (r.halted_reason as string | null) ?? null,
+});
+
+const toLog = (r: Row): StoredLog => ({
+  address: r.address as string,
+  topics: r.topics as string[],
+  data: r.data as string,
+  logIndex: Number(r.log_index),
+});
+
 /** Column arrays for one batch of blocks: one unnest() INSERT per table. */
 function batchColumns(blocks: FullBlock[]) {
   const b = {
@@ -163,14 +191,28 @@ export class BlockIndex {
       `SELECT first_block, last_block, last_hash, halted_reason FROM explorer_index_state WHERE network = $1`,
       [network],
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      firstBlock: Number(r.first_block),
-      lastBlock: Number(r.last_block),
-      lastHash: r.last_hash as string,
-      haltedReason: (r.halted_reason as string | null) ?? null,
-    };
+    return rows[0] ? toState(rows[0]) : null;
+  }
+
+  /**
+   * The network's progress and the activity of `address` (as activity() reads it), in one
+   * statement: the address page. No progress row, no activity (the index has none to serve).
+   */
+  async stateAndActivity(
+    network: Network,
+    address: string,
+    limit: number,
+  ): Promise<{ state: IndexState | null; activity: StoredActivity[] }> {
+    const rows: Row[] = await this.reads().query(
+      `SELECT s.first_block, s.last_block, s.last_hash, s.halted_reason, a.*
+         FROM explorer_index_state s
+         LEFT JOIN LATERAL (${BlockIndex.ACTIVITY_SQL}) a ON true
+        WHERE s.network = $1
+        ORDER BY a.block_number DESC, a.transaction_index DESC`,
+      [network, address.toLowerCase(), limit],
+    );
+    if (!rows[0]) return { state: null, activity: [] };
+    return { state: toState(rows[0]), activity: rows.filter((r) => r.hash !== null).map(toActivity) };
   }
 
   /**
@@ -340,9 +382,25 @@ export class BlockIndex {
 
   async transaction(network: Network, hash: string): Promise<StoredTransaction | null> {
     const rows: Row[] = await this.reads().query(
-      `SELECT t.hash, t.block_number, t.transaction_index, t.timestamp, t.from_address, t.to_address,
-              t.contract_address, t.value, t.status, t.method_id, t.nonce, t.gas_limit, t.gas_price, t.gas_used,
-              t.input, b.hash AS block_hash
+      `SELECT ${TRANSACTION_COLUMNS} FROM explorer_transactions t
+       JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
+       WHERE t.network = $1 AND t.hash = $2`,
+      [network, hash],
+    );
+    return rows[0] ? toTransaction(rows[0]) : null;
+  }
+
+  /** A transaction and its logs in log order, in one statement: the explorer's tx page. */
+  async transactionWithLogs(
+    network: Network,
+    hash: string,
+  ): Promise<{ transaction: StoredTransaction; logs: StoredLog[] } | null> {
+    const rows: Row[] = await this.reads().query(
+      `SELECT ${TRANSACTION_COLUMNS},
+         (SELECT coalesce(json_agg(json_build_object('address', l.address, 'topics', l.topics, 'data', l.data,
+                                                     'log_index', l.log_index) ORDER BY l.log_index), '[]')
+            FROM explorer_logs l
+           WHERE l.network = t.network AND l.block_number = t.block_number AND l.transaction_hash = t.hash) AS logs
        FROM explorer_transactions t
        JOIN explorer_blocks b ON b.network = t.network AND b.number = t.block_number
        WHERE t.network = $1 AND t.hash = $2`,
@@ -350,29 +408,7 @@ export class BlockIndex {
     );
     const r = rows[0];
     if (!r) return null;
-    return {
-      ...toActivity(r),
-      blockHash: r.block_hash as string,
-      nonce: Number(r.nonce),
-      gasLimit: String(r.gas_limit),
-      gasPrice: String(r.gas_price),
-      gasUsed: String(r.gas_used),
-      input: r.input as string,
-    };
-  }
-
-  async logs(network: Network, blockNumber: number, txHash: string): Promise<StoredLog[]> {
-    const rows: Row[] = await this.reads().query(
-      `SELECT address, topics, data, log_index FROM explorer_logs
-       WHERE network = $1 AND block_number = $2 AND transaction_hash = $3 ORDER BY log_index`,
-      [network, blockNumber, txHash],
-    );
-    return rows.map((r) => ({
-      address: r.address as string,
-      topics: r.topics as string[],
-      data: r.data as string,
-      logIndex: Number(r.log_index),
-    }));
+    return { transaction: toTransaction(r), logs: (r.logs as Row[]).map(toLog) };
   }
 
   /**

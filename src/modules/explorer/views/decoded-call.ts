@@ -12,7 +12,13 @@ export interface DecodedCall {
 const interfaces = new Map<string, Interface | null>();
 const MAX_CACHED_INTERFACES = 500;
 
+/** By the ABI value itself: a page asks for the same contract's ABI once a row, its text is made once. */
+const interfacesOfValue = new WeakMap<object, Interface | null>();
+
 function interfaceOf(abi: unknown): Interface | null {
+  const value = typeof abi === 'object' && abi !== null ? abi : null;
+  const known = value ? interfacesOfValue.get(value) : undefined;
+  if (known !== undefined) return known;
   const key = JSON.stringify(abi);
   let iface = interfaces.get(key);
   if (iface === undefined) {
@@ -24,6 +30,7 @@ function interfaceOf(abi: unknown): Interface | null {
     if (interfaces.size >= MAX_CACHED_INTERFACES) interfaces.delete(interfaces.keys().next().value!);
     interfaces.set(key, iface);
   }
+  if (value) interfacesOfValue.set(value, iface);
   return iface;
 }
 

@@ -58,7 +58,12 @@ const STANDARD_EVENTS: readonly AbiEvent[] = [...listEvents(ERC20), ...listEvent
 const abiEvents = new Map<string, AbiEvent[]>();
 const MAX_CACHED_ABIS = 500;
 
+/** By the ABI value itself: a transaction's logs of one contract share its ABI, its text is made once. */
+const eventsOfValue = new WeakMap<unknown[], AbiEvent[]>();
+
 function eventsOf(abi: unknown[]): AbiEvent[] {
+  const known = eventsOfValue.get(abi);
+  if (known) return known;
   const key = JSON.stringify(abi);
   let events = abiEvents.get(key);
   if (!events) {
@@ -66,6 +71,7 @@ function eventsOf(abi: unknown[]): AbiEvent[] {
     if (abiEvents.size >= MAX_CACHED_ABIS) abiEvents.delete(abiEvents.keys().next().value!);
     abiEvents.set(key, events);
   }
+  eventsOfValue.set(abi, events);
   return events;
 }
 

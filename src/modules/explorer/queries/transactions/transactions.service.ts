@@ -25,25 +25,23 @@ export class ExplorerTransactionsService {
     const { index } = this;
     const network = explorerNetwork(networkArg);
     const hash = parseHash('hash', hashArg);
-    const stored = await index.transaction(network, hash);
+    // Two round trips: the transaction with its logs, then its token transfers beside the contracts
+    // of its call and logs (read after the transaction, so a block indexed in between shows whole).
+    const stored = await index.transactionWithLogs(network, hash);
     let tx: Transaction;
-    if (stored) {
-      const [logs, tokenTransfers] = await Promise.all([
-        index.logs(network, stored.blockNumber, hash),
-        this.tokens.transactionTransfers(network, hash),
-      ]);
-      tx = { ...transactionFromStored(stored, logs), tokenTransfers };
-    } else {
+    if (stored) tx = transactionFromStored(stored.transaction, stored.logs);
+    else {
       const fromNode = await this.transactionFromNode(network, hash);
       if (!fromNode) return { found: false, transaction: null };
       tx = fromNode;
     }
     // One lookup for the called contract and every contract that logged.
     const addresses = [...new Set([...(tx.to ? [tx.to] : []), ...tx.logs.map((l) => l.address)])];
-    const [portal, verified] = await Promise.all([
-      this.portal.at(network, addresses),
-      this.portal.verifiedAt(network, addresses),
+    const [{ contracts: portal, verified }, tokenTransfers] = await Promise.all([
+      this.portal.atAndVerified(network, addresses),
+      stored ? this.tokens.transactionTransfers(network, hash) : null,
     ]);
+    if (tokenTransfers) tx.tokenTransfers = tokenTransfers;
     // A portal contract's own ABI first, else the ABI of a verification (docs/api.md, "Verification").
     const abiOf = (address: string) =>
       portal.get(address.toLowerCase())?.abi ?? verified.get(address.toLowerCase())?.abi ?? null;
