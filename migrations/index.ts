@@ -21,6 +21,7 @@ import { TransactionRetry1765237420000 } from './1765237420000-TransactionRetry'
 import { DoorSendReceipts1765237430000 } from './1765237430000-DoorSendReceipts';
 import { CancelReplacement1765238170000 } from './1765238170000-CancelReplacement';
 import { ExplorerLogEvents1765248630000 } from './1765248630000-ExplorerLogEvents';
+import { TokenHolderCount1765260000000 } from './1765260000000-TokenHolderCount';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   DoorSendReceipts1765237430000,
   CancelReplacement1765238170000,
   ExplorerLogEvents1765248630000,
+  TokenHolderCount1765260000000,
 ];
