@@ -22,6 +22,7 @@ import { DoorSendReceipts1765237430000 } from './1765237430000-DoorSendReceipts'
 import { CancelReplacement1765238170000 } from './1765238170000-CancelReplacement';
 import { ExplorerLogEvents1765248630000 } from './1765248630000-ExplorerLogEvents';
 import { TokenHolderCount1765260000000 } from './1765260000000-TokenHolderCount';
+import { TokenTransferIndexes1765260001000 } from './1765260001000-TokenTransferIndexes';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   CancelReplacement1765238170000,
   ExplorerLogEvents1765248630000,
   TokenHolderCount1765260000000,
+  TokenTransferIndexes1765260001000,
 ];

@@ -30,7 +30,7 @@ export class ExplorerTransactionsService {
     if (stored) {
       const [logs, tokenTransfers] = await Promise.all([
         index.logs(network, stored.blockNumber, hash),
-        this.tokens.transactionTransfers(network, hash),
+        this.tokens.transactionTransfers(network, stored.blockNumber, hash),
       ]);
       tx = { ...transactionFromStored(stored, logs), tokenTransfers };
     } else {
