@@ -21,7 +21,8 @@ import { TransactionRetry1765237420000 } from './1765237420000-TransactionRetry'
 import { DoorSendReceipts1765237430000 } from './1765237430000-DoorSendReceipts';
 import { CancelReplacement1765238170000 } from './1765238170000-CancelReplacement';
 import { ExplorerLogEvents1765248630000 } from './1765248630000-ExplorerLogEvents';
-import { TokenTransferTypes1765300000000 } from './1765300000000-TokenTransferTypes';
+import { TokenHolderCount1765260000000 } from './1765260000000-TokenHolderCount';
+import { TokenTransferIndexes1765260001000 } from './1765260001000-TokenTransferIndexes';
 
 /** Every migration, oldest first; the DataSource runs exactly these. */
 export const MIGRATIONS = [
@@ -48,5 +49,6 @@ export const MIGRATIONS = [
   DoorSendReceipts1765237430000,
   CancelReplacement1765238170000,
   ExplorerLogEvents1765248630000,
-  TokenTransferTypes1765300000000,
+  TokenHolderCount1765260000000,
+  TokenTransferIndexes1765260001000,
 ];

@@ -1,7 +1,6 @@
 import { AbiCoder, zeroPadValue } from 'ethers';
 import { cpuTimed, leastLoopHoldCpuMs } from '../../../tests/kit/cpu-time';
 import { decodeText, decodeUint } from './token-metadata';
-import { balanceDeltas } from './token-store';
 import {
   MAX_BATCH_IDS,
   TRANSFER_BATCH_TOPIC,
@@ -114,21 +113,6 @@ describe('transfersOfBlocks', () => {
     expect(maxHoldMs).toBeLessThan(100);
     console.log(`800,000 items: ${Math.round(whole.cpuMs)} ms of work, longest hold ${Math.round(maxHoldMs)} ms`);
   }, 60_000);
-});
-
-describe('balanceDeltas', () => {
-  it('sums per holder; mints and burns touch no zero-address balance; a self-transfer changes nothing', () => {
-    const rows = [
-      ...log([TRANSFER_TOPIC, t(ZERO_ADDRESS), t(alice)], word(10n)),
-      ...log([TRANSFER_TOPIC, t(alice), t(bob)], word(3n)),
-      ...log([TRANSFER_TOPIC, t(bob), t(bob)], word(3n)),
-      ...log([TRANSFER_TOPIC, t(bob), t(ZERO_ADDRESS)], word(1n)),
-    ];
-    expect(balanceDeltas(rows)).toEqual([
-      { token, holder: alice, tokenId: '-1', delta: 7n },
-      { token, holder: bob, tokenId: '-1', delta: 2n },
-    ]);
-  });
 });
 
 describe('token metadata decoding', () => {

@@ -245,17 +245,24 @@ export class TokensService {
     const token = tokenArg === null || tokenArg === undefined ? null : lower(tokenArg, 'token');
     const limit = pageLimit(limitArg);
     const after = transferCursor(cursorArg);
+    // The page's positions first, each branch an index-only walk of the sender's or the recipient's
+    // index, whose rows carry type and token: a filter that few of a busy address's transfers pass
+    // reads index entries, not the table (BENCHMARKS.md, "Token transfers in the index"); then the
+    // page's rows alone.
     const branch = (column: string) => `
-      (SELECT ${TRANSFER_COLUMNS} FROM token_transfers
+      (SELECT block_number, log_index, batch_index FROM token_transfers
         WHERE network = $1 AND ${column} = $2 AND ($3::text IS NULL OR type = $3) AND ($4::text IS NULL OR token = $4)
           AND (block_number, log_index, batch_index) < ($5::bigint, $6::int, $7::int)
         ORDER BY ${TRANSFER_ORDER} LIMIT $8)`;
-    const sql =
+    const positions =
       direction === TokenTransferDirection.in
         ? branch('to_address')
         : direction === TokenTransferDirection.out
           ? branch('from_address')
           : `SELECT * FROM (${branch('from_address')} UNION ${branch('to_address')}) t ORDER BY ${TRANSFER_ORDER} LIMIT $8`;
+    const sql = `SELECT ${TRANSFER_COLUMNS} FROM (${positions}) page
+      JOIN token_transfers USING (block_number, log_index, batch_index)
+      WHERE network = $1`;
     const rows: Row[] = await this.ds.query(withTokens(sql, TRANSFER_ORDER), [
       net,
       address,
@@ -292,15 +299,18 @@ export class TokensService {
     return this.transferPage(net, rows, limit);
   }
 
-  /** The token transfers of one transaction, in log order (the explorer's `tx/{hash}`). */
-  async transactionTransfers(net: Network, txHash: string): Promise<TokenTransfer[]> {
+  /**
+   * The token transfers of one transaction of block `blockNumber`, in log order (the explorer's
+   * `tx/{hash}`): the block's transfers by the primary key, the transaction's kept.
+   */
+  async transactionTransfers(net: Network, blockNumber: number, txHash: string): Promise<TokenTransfer[]> {
     const rows: Row[] = await this.ds.query(
       withTokens(
-        `SELECT ${TRANSFER_COLUMNS} FROM token_transfers WHERE network = $1 AND tx_hash = $2
+        `SELECT ${TRANSFER_COLUMNS} FROM token_transfers WHERE network = $1 AND block_number = $2 AND tx_hash = $3
           ORDER BY ${TRANSFER_ORDER_ASC} LIMIT 1000`,
         TRANSFER_ORDER_ASC,
       ),
-      [net, txHash.toLowerCase()],
+      [net, blockNumber, txHash.toLowerCase()],
     );
     return this.transferItems(net, rows);
   }

@@ -106,7 +106,9 @@ export class TokenInfo extends TokenIdentity {
   @Field(() => String, { nullable: true, description: 'totalSupply() (decimal string); null when not answered.' })
   totalSupply!: string | null;
 
-  @Field(() => GraphQLSafeInt, { description: 'Holders with a positive balance (ERC-1155: holder and id pairs).' })
+  @Field(() => GraphQLSafeInt, {
+    description: 'Holders with a positive balance, each once (ERC-1155: a positive balance of any id).',
+  })
   holderCount!: number;
 
   @Field(() => GraphQLSafeInt, { description: 'Transfer items indexed.' })

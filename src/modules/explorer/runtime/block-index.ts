@@ -178,6 +178,41 @@ function batchColumns(blocks: FullBlock[]) {
   return { b, t, l };
 }
 
+/**
+ * A batch's blocks, transactions and logs (one unnest() insert each) and the move of the progress
+ * row, in one statement: one round trip per batch before its token items. The progress row only
+ * moves from `previousLast` ($5); `moved` is 0 when another writer moved it.
+ */
+const WRITE_BATCH_SQL = `
+  WITH state AS (
+    INSERT INTO explorer_index_state (network, first_block, last_block, last_hash)
+    VALUES ($1, $2, $3, $4)
+    ON CONFLICT (network) DO UPDATE
+      SET last_block = EXCLUDED.last_block, last_hash = EXCLUDED.last_hash, updated_at = now()
+      WHERE explorer_index_state.last_block = $5 AND explorer_index_state.halted_reason IS NULL
+    RETURNING network
+  ), blocks AS (
+    INSERT INTO explorer_blocks (network, ${BLOCK_COLUMNS})
+    SELECT $1, * FROM unnest($6::bigint[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::int[],
+                             $12::numeric[], $13::numeric[], $14::text[])
+    ON CONFLICT DO NOTHING
+  ), transactions AS (
+    INSERT INTO explorer_transactions (network, hash, block_number, transaction_index, timestamp, from_address,
+      to_address, contract_address, value, nonce, gas_limit, gas_price, gas_used, status, method_id, input)
+    SELECT $1, * FROM unnest($15::text[], $16::bigint[], $17::int[], $18::bigint[], $19::text[], $20::text[],
+                             $21::text[], $22::numeric[], $23::bigint[], $24::numeric[], $25::numeric[],
+                             $26::numeric[], $27::smallint[], $28::text[], $29::text[])
+    ON CONFLICT DO NOTHING
+  ), logs AS (
+    INSERT INTO explorer_logs (network, block_number, log_index, transaction_hash, address, topics, data)
+    SELECT $1, u.block_number, u.log_index, u.tx, u.address,
+           CASE WHEN u.topics = '' THEN '{}'::text[] ELSE string_to_array(u.topics, ',') END, u.data
+      FROM unnest($30::bigint[], $31::int[], $32::text[], $33::text[], $34::text[], $35::text[])
+        AS u(block_number, log_index, tx, address, topics, data)
+    ON CONFLICT DO NOTHING
+  )
+  SELECT count(*)::int AS moved FROM state`;
+
 /** The explorer's index in PostgreSQL: batch writes for the indexer, reads for the endpoints. */
 export class BlockIndex {
   /** `reads`: the DataSource of each read (DATABASE_READ_URL's replica for anonymous explorer reads). */
@@ -233,69 +268,51 @@ export class BlockIndex {
     // Token transfer items of the batch's logs (docs/api.md, "Tokens"), read before the transaction
     // opens, giving the event loop back as the work grows; malformed logs give none.
     const tokens = await transfersOfBlocks(blocks);
+    const last = blocks[blocks.length - 1]!.block;
     await runner.startTransaction();
     try {
-      await runner.query(
-        `INSERT INTO explorer_blocks (network, ${BLOCK_COLUMNS})
-         SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[],
-                                  $8::numeric[], $9::numeric[], $10::text[])
-         ON CONFLICT DO NOTHING`,
-        [network, b.number, b.hash, b.parent, b.timestamp, b.miner, b.txCount, b.gasUsed, b.gasLimit, b.extra],
-      );
-      if (t.hash.length > 0) {
-        await runner.query(
-          `INSERT INTO explorer_transactions (network, hash, block_number, transaction_index, timestamp, from_address,
-             to_address, contract_address, value, nonce, gas_limit, gas_price, gas_used, status, method_id, input)
-           SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::bigint[], $6::text[], $7::text[],
-                                    $8::text[], $9::numeric[], $10::bigint[], $11::numeric[], $12::numeric[],
-                                    $13::numeric[], $14::smallint[], $15::text[], $16::text[])
-           ON CONFLICT DO NOTHING`,
-          [
-            network,
-            t.hash,
-            t.block,
-            t.index,
-            t.timestamp,
-            t.from,
-            t.to,
-            t.created,
-            t.value,
-            t.nonce,
-            t.gasLimit,
-            t.gasPrice,
-            t.gasUsed,
-            t.status,
-            t.methodId,
-            t.input,
-          ],
-        );
-      }
-      if (l.block.length > 0) {
-        await runner.query(
-          `INSERT INTO explorer_logs (network, block_number, log_index, transaction_hash, address, topics, data)
-           SELECT $1, u.block_number, u.log_index, u.tx, u.address,
-                  CASE WHEN u.topics = '' THEN '{}'::text[] ELSE string_to_array(u.topics, ',') END, u.data
-           FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
-             AS u(block_number, log_index, tx, address, topics, data)
-           ON CONFLICT DO NOTHING`,
-          [network, l.block, l.index, l.tx, l.address, l.topics, l.data],
-        );
-      }
-      await writeTokenTransfers(runner, network, tokens);
-      const last = blocks[blocks.length - 1]!.block;
-      const moved: Row[] = await runner.query(
-        `INSERT INTO explorer_index_state (network, first_block, last_block, last_hash)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT (network) DO UPDATE
-           SET last_block = EXCLUDED.last_block, last_hash = EXCLUDED.last_hash, updated_at = now()
-           WHERE explorer_index_state.last_block = $5 AND explorer_index_state.halted_reason IS NULL
-         RETURNING network`,
-        [network, firstBlock, hexToNumber(last.number), last.hash.toLowerCase(), previousLast],
-      );
-      if (moved.length === 0) {
+      const moved: Row[] = await runner.query(WRITE_BATCH_SQL, [
+        network,
+        firstBlock,
+        hexToNumber(last.number),
+        last.hash.toLowerCase(),
+        previousLast,
+        b.number,
+        b.hash,
+        b.parent,
+        b.timestamp,
+        b.miner,
+        b.txCount,
+        b.gasUsed,
+        b.gasLimit,
+        b.extra,
+        t.hash,
+        t.block,
+        t.index,
+        t.timestamp,
+        t.from,
+        t.to,
+        t.created,
+        t.value,
+        t.nonce,
+        t.gasLimit,
+        t.gasPrice,
+        t.gasUsed,
+        t.status,
+        t.methodId,
+        t.input,
+        l.block,
+        l.index,
+        l.tx,
+        l.address,
+        l.topics,
+        l.data,
+      ]);
+      if (moved[0]?.moved !== 1) {
         await runner.rollbackTransaction();
         return false;
       }
+      await writeTokenTransfers(runner, network, tokens);
       await runner.commitTransaction();
       return true;
     } catch (err) {

@@ -17,10 +17,15 @@ export interface ExplorerIndexerOptions {
   logger: Logger;
   /** Where a new index starts (INDEXER_START_BLOCK); an existing index resumes where it stopped. */
   startBlock: number;
-  /** Blocks per fetch and per write transaction. */
+  /** Blocks per fetch (and per write transaction when following the head). */
   batchSize?: number;
   /** Batches fetched ahead of the one being written. */
   prefetch?: number;
+  /**
+   * Most fetched batches written in one transaction while catching up: the batches already fetched
+   * when a write starts go together (fewer commits and round trips per block).
+   */
+  batchesPerWrite?: number;
   /** How often an instance without the lock tries to take it. */
   lockRetryMs?: number;
   /**
@@ -52,6 +57,7 @@ export class ExplorerIndexer {
   private readonly log: Logger;
   private readonly batchSize: number;
   private readonly prefetch: number;
+  private readonly batchesPerWrite: number;
   private readonly lockRetryMs: number;
   private lock: QueryRunner | null = null;
   private leader = false;
@@ -68,7 +74,8 @@ export class ExplorerIndexer {
   constructor(private readonly o: ExplorerIndexerOptions) {
     this.log = o.logger.child({ component: 'explorer-indexer', network: o.network });
     this.batchSize = o.batchSize ?? 100;
-    this.prefetch = o.prefetch ?? 3;
+    this.prefetch = o.prefetch ?? 4;
+    this.batchesPerWrite = Math.max(1, o.batchesPerWrite ?? 4);
     this.lockRetryMs = o.lockRetryMs ?? 2_000;
   }
 
@@ -230,20 +237,44 @@ export class ExplorerIndexer {
     let written = 0;
 
     let nextStart = from;
-    const pending: Array<Promise<FullBlock[]>> = [];
+    /** A batch being fetched: how many blocks were asked for, and whether the answer is in. */
+    interface Fetch {
+      asked: number;
+      blocks: Promise<FullBlock[]>;
+      settled: boolean;
+    }
+    const pending: Fetch[] = [];
     const fetchNext = () => {
       if (nextStart > to) return;
       const end = Math.min(to, nextStart + this.batchSize - 1);
-      const p = this.o.reader.fullBlocks(this.o.network, nextStart, end);
-      p.catch(() => undefined); // awaited below in order; this only silences the ones left behind on failure
-      pending.push(p);
+      const fetch: Fetch = {
+        asked: end - nextStart + 1,
+        blocks: this.o.reader.fullBlocks(this.o.network, nextStart, end),
+        settled: false,
+      };
+      // awaited below in order; this only marks it done and silences the ones left behind on failure
+      fetch.blocks.then(
+        () => (fetch.settled = true),
+        () => (fetch.settled = true),
+      );
+      pending.push(fetch);
       nextStart = end + 1;
     };
     for (let i = 0; i < this.prefetch; i++) fetchNext();
 
     while (pending.length > 0 && !this.stopped) {
-      const blocks = await pending.shift()!;
-      fetchNext();
+      const blocks: FullBlock[] = [];
+      // The next batch, then those already fetched behind it (up to batchesPerWrite), in one write;
+      // a batch shorter than asked (the node did not have it all yet) is the last one.
+      let whole = true;
+      for (let n = 0; n < this.batchesPerWrite && whole && pending.length > 0; n++) {
+        if (n > 0 && !pending[0]!.settled) break;
+        const fetch = pending.shift()!;
+        const got = await fetch.blocks;
+        fetchNext();
+        for (const b of got) blocks.push(b);
+        whole = got.length === fetch.asked;
+      }
       if (blocks.length === 0) return;
       const previous = lastNumber;
       for (const { block } of blocks) {
@@ -267,7 +298,7 @@ export class ExplorerIndexer {
         this.log.info({ lastIndexedBlock: lastNumber, to, blocksPerSecond: rate }, 'Catching up');
       }
       // The node did not have the whole batch (yet): read the head again.
-      if (blocks.length < this.batchSize && lastNumber! < Math.min(to, (previous ?? from - 1) + this.batchSize)) return;
+      if (!whole) return;
     }
     if (big) {
       const seconds = (Date.now() - started) / 1000;

@@ -39,7 +39,7 @@ export class ExplorerTransactionsService {
     const addresses = [...new Set([...(tx.to ? [tx.to] : []), ...tx.logs.map((l) => l.address)])];
     const [{ contracts: portal, verified }, tokenTransfers] = await Promise.all([
       this.portal.atAndVerified(network, addresses),
-      stored ? this.tokens.transactionTransfers(network, hash) : null,
+      stored ? this.tokens.transactionTransfers(network, stored.transaction.blockNumber, hash) : null,
     ]);
     if (tokenTransfers) tx.tokenTransfers = tokenTransfers;
     // A portal contract's own ABI first, else the ABI of a verification (docs/api.md, "Verification").
