@@ -3,7 +3,8 @@
 // autocannon process (50 connections) on the same cores as the service, PostgreSQL and the node;
 // anvil's own eth_call of the same read as the baseline. Both services run on one database and
 // the same two chains; each round loads the node, then one worker, then two workers.
-// Run: npm run bench:web-concurrency   (BENCH_SECONDS per run, default 10; BENCH_ROUNDS, default 3)
+// Run: npm run bench:web-concurrency   (BENCH_SECONDS per run, default 10; BENCH_ROUNDS, default 3;
+// BENCH_FACE=door loads the JSON-RPC door's eth_call of the same read instead of the REST query)
 import 'reflect-metadata';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,7 +24,10 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  console.log(`${rounds} rounds of ${seconds} s per column, 50 connections, a hot REST query (balanceOf).\n`);
+  const face = process.env.BENCH_FACE === 'door' ? 'door' : 'rest';
+  console.log(
+    `${rounds} rounds of ${seconds} s per column, 50 connections, a hot ${face === 'door' ? 'JSON-RPC door eth_call' : 'REST query'} (balanceOf).\n`,
+  );
   const one = await startBenchStack({ API_KEY_RATE_LIMIT: '0', WEB_CONCURRENCY: '1' });
   const { api, dev, nodes } = one;
   await api.post('/api/devportal/faucet/drip', {}, { token: dev.token });
@@ -54,9 +58,10 @@ async function main(): Promise<void> {
     method: 'eth_call',
     params: [{ to: token.address, data: iface.encodeFunctionData('balanceOf', [dev.walletAddress]) }, 'latest'],
   });
-  const body = JSON.stringify({ args: [dev.walletAddress] });
-  const rest = (url: string) => `${url}/api/devportal/contracts/${token.id}/query/balanceOf`;
-  const headers = { 'x-api-key': key };
+  const body = face === 'door' ? rpc : JSON.stringify({ args: [dev.walletAddress] });
+  const rest = (url: string) =>
+    face === 'door' ? `${url}/rpc/testnet/${key}` : `${url}/api/devportal/contracts/${token.id}/query/balanceOf`;
+  const headers: Record<string, string> = face === 'door' ? {} : { 'x-api-key': key };
   try {
     for (const url of [one.url, two.url]) await load('warm-up', { url: rest(url), body, headers, seconds: 3 });
     console.log('| round | anvil eth_call | 1 worker | 2 workers | 2 against 1 |');
