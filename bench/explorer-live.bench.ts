@@ -7,7 +7,7 @@
 // (MAINNET_WS_URL, docs/api.md "Operations"); BENCH_NODE_WS=0 measures the polling fallback instead.
 //
 //   npm run bench:live-blocks      (BENCH_SUBSCRIBERS=1000, BENCH_LIVE_BLOCKS=30, BENCH_NODE_WS=1,
-//                                   BENCH_FACES=liveBlocks,newHeads)
+//                                   BENCH_FACES=liveBlocks,newHeads; BENCH_CPU_PROF=<dir> profiles the service)
 import 'reflect-metadata';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,7 @@ import { login } from '../tests/kit/login';
 import { serviceEnv, spawnService } from '../tests/kit/process';
 import { createTestDatabase } from '../tests/kit/stack';
 import { percentile, round, rpc } from './explorer-chain';
+import { processCpuSeconds } from './kit';
 
 const SUBSCRIBERS = (process.env.BENCH_SUBSCRIBERS ?? '1000').split(',').map(Number);
 const NODE_WS = process.env.BENCH_NODE_WS !== '0';
@@ -104,6 +105,9 @@ interface Round {
   /** The service's resident memory with the subscribers connected, and its growth per subscriber. */
   serviceRssMiB: number;
   perSubscriberKiB: number;
+  /** CPU time per block while the blocks are pushed: the service's, and the subscribers' (this process). */
+  serviceCpuMsPerBlock: number;
+  clientCpuMsPerBlock: number;
 }
 
 /** Resident memory of a process (Linux /proc), in bytes. */
@@ -130,6 +134,8 @@ async function measure(
   const rssBefore = rssOf(servicePid);
   const minedAt = new Map<number, number>();
   const latencies: number[] = [];
+  /** The last arrival of each block, after its mining (BENCH_VERBOSE=1 prints them). */
+  const lastOf = new Map<number, number>();
   const seen: number[][] = Array.from({ length: count }, () => []);
   let ready = 0;
   const clients: Subscriber[] = [];
@@ -137,7 +143,10 @@ async function measure(
     const onBlock = (n: number) => {
       const at = performance.now();
       const mined = minedAt.get(n);
-      if (mined !== undefined) latencies.push(at - mined);
+      if (mined !== undefined) {
+        latencies.push(at - mined);
+        lastOf.set(n, Math.max(lastOf.get(n) ?? 0, at - mined));
+      }
       seen[i]!.push(n);
     };
     const subscriber =
@@ -149,7 +158,8 @@ async function measure(
     );
     if (clients.length - ready >= OPENING) {
       const waitUntil = Date.now() + 30_000;
-      while (clients.length - ready >= OPENING / 2 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 20));
+      while (clients.length - ready >= OPENING / 2 && Date.now() < waitUntil)
+        await new Promise((r) => setTimeout(r, 20));
     }
   }
   const until = Date.now() + 60_000;
@@ -160,6 +170,8 @@ async function measure(
   const rssWith = rssOf(servicePid);
 
   const first = Number(BigInt((await rpc(nodeUrl, 'eth_blockNumber')) as string)) + 1;
+  const serviceCpu = processCpuSeconds(servicePid);
+  const clientCpu = process.cpuUsage();
   for (let k = 0; k < blocks; k++) {
     await rpc(nodeUrl, 'evm_mine');
     // The block exists from the moment the node answers.
@@ -168,11 +180,17 @@ async function measure(
     await new Promise((r) => setTimeout(r, 900 + Math.random() * 400));
   }
   await new Promise((r) => setTimeout(r, 2_000));
+  const serviceCpuMs = (processCpuSeconds(servicePid) - serviceCpu) * 1000;
+  const clientCpuUsed = process.cpuUsage(clientCpu);
+  const clientCpuMs = (clientCpuUsed.user + clientCpuUsed.system) / 1000;
   await Promise.all(clients.map((c) => c.dispose()));
 
   const expected = Array.from({ length: blocks }, (_, k) => first + k);
   const complete = seen.every((s) => JSON.stringify(s.filter((n) => n >= first)) === JSON.stringify(expected));
   latencies.sort((a, b) => a - b);
+  if (process.env.BENCH_VERBOSE === '1') {
+    log(`${face} ${count}: last arrival per block (ms)`, [...lastOf.values()].map((ms) => Math.round(ms)).join(' '));
+  }
   return {
     face,
     subscribers: count,
@@ -184,6 +202,8 @@ async function measure(
     complete,
     serviceRssMiB: round(rssWith / 2 ** 20),
     perSubscriberKiB: round((rssWith - rssBefore) / 1024 / count),
+    serviceCpuMsPerBlock: round(serviceCpuMs / blocks),
+    clientCpuMsPerBlock: round(clientCpuMs / blocks),
   };
 }
 
@@ -205,6 +225,10 @@ async function main(): Promise<void> {
         WS_CONNECTIONS_PER_IP: String(2 * Math.max(10_000, ...SUBSCRIBERS) + 100),
         // Every door subscriber uses one key: its eth_subscribe calls are not what is measured.
         API_KEY_RATE_LIMIT: '0',
+        // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops.
+        ...(process.env.BENCH_CPU_PROF
+          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` }
+          : {}),
         ...(NODE_WS ? { MAINNET_WS_URL: ws(mainnet.url), TESTNET_WS_URL: ws(testnet.url) } : {}),
       },
     ),
