@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, FormattedExecutionResult, GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { credentialsFrom } from '../auth/credentials';
@@ -14,15 +14,17 @@ import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
+import { directNext, sendFrame } from './next-frames';
 import { revocable } from './revocable-stream';
-import { sharedSubscribe } from './shared-subscription';
+import { isSharedStream, sharedSubscribe } from './shared-subscription';
 
 /**
  * Subscriptions whose feed hands every subscriber the same event objects and whose answer depends
  * on nothing else (not on credentials): each event is executed once per distinct document and
- * variables, not once per subscriber. Each subscriber still has its own feed, queue and revocation.
+ * variables, not once per subscriber, and each answer serialised once and written straight to
+ * every subscriber's socket (next-frames.ts). Each subscriber still has its own feed, queue and revocation.
  */
-const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
+export const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
 
 /** Subscriptions (and running operations) one WebSocket connection may hold (docs/api.md, "Conventions"). */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
@@ -37,6 +39,8 @@ export interface GraphQLWsOptions {
   connections: ConnectionCap;
   /** Ends a subscription when its key is revoked or its token logged out, heard from any instance. */
   liveCredentials: LiveCredentials;
+  /** The subscriptions served as SHARED_FEEDS are (its default). */
+  sharedFeeds?: ReadonlySet<string>;
 }
 
 /**
@@ -74,10 +78,18 @@ export function graphqlWs(opts: GraphQLWsOptions): {
     },
   });
   const revocables = new WeakMap<RequestContext, ReturnType<typeof revocable>>();
+  /** What is sent as a `next` message's payload: the result, its errors in the service's form. */
+  const nextPayload = (context: RequestContext, result: ExecutionResult): FormattedExecutionResult => {
+    // Revoked between the feed's last item and this send: the item is not sent, the error is.
+    const revoked = revocables.get(context)?.revokedError();
+    if (revoked) throw revoked;
+    if (!result.errors) return result;
+    return { ...result, errors: result.errors.map((e) => errors.graphql(e, context.requestId)) };
+  };
   const server = useServer(
     {
       schema,
-      subscribe: sharedSubscribe(SHARED_FEEDS),
+      subscribe: sharedSubscribe(opts.sharedFeeds ?? SHARED_FEEDS),
       // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
       onSubscribe: (ctx, _id, payload) => {
         const requestId = randomUUID();
@@ -114,21 +126,23 @@ export function graphqlWs(opts: GraphQLWsOptions): {
         }
       },
       // A subscription ends the moment its credential is revoked (docs/api.md, "Subscriptions and revocation").
-      onOperation: (_ctx, _id, _payload, args, result) => {
+      onOperation: (ctx, id, _payload, args, result) => {
         if (!isAsyncGenerator(result)) return undefined;
         const context = args.contextValue as RequestContext;
         const stream = revocable(result, (end) => opts.liveCredentials.watch(context.session.credentials, end));
         revocables.set(context, stream);
-        return stream;
+        if (!isSharedStream(result)) return stream;
+        // One payload JSON for all its subscribers, spliced into each one's `next` message and written
+        // straight to its socket; graphql-ws still sends the `error` or `complete` that ends it.
+        const socket = ctx.extra.socket;
+        return directNext(
+          stream,
+          (frame) => sendFrame(socket, frame),
+          id,
+          (r) => nextPayload(context, r),
+        );
       },
-      onNext: (_ctx, _id, _payload, args, result) => {
-        // Revoked between the feed's last item and this send: the item is not sent, the error is.
-        const revoked = revocables.get(args.contextValue as RequestContext)?.revokedError();
-        if (revoked) throw revoked;
-        if (!result.errors) return result;
-        const requestId = (args.contextValue as RequestContext).requestId;
-        return { ...result, errors: result.errors.map((e) => errors.graphql(e, requestId)) };
-      },
+      onNext: (_ctx, _id, _payload, args, result) => nextPayload(args.contextValue as RequestContext, result),
     },
     wss,
   );

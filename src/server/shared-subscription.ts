@@ -10,6 +10,14 @@ import {
 
 type Subscribe = (args: ExecutionArgs) => Promise<AsyncGenerator<ExecutionResult> | ExecutionResult>;
 
+/** The streams sharedSubscribe shares: every subscriber of one document and variables is handed the same result objects. */
+const sharedStreams = new WeakSet<object>();
+
+/** Whether `stream` is a shared subscription's, whose results are the same objects for many subscribers. */
+export function isSharedStream(stream: unknown): boolean {
+  return typeof stream === 'object' && stream !== null && sharedStreams.has(stream);
+}
+
 /**
  * graphql-js's `subscribe`, except that a subscription to one of `fields` executes each event once
  * per distinct document and variables, however many subscribers share them. For a field of
@@ -54,7 +62,9 @@ export function sharedSubscribe(fields: ReadonlySet<string>): Subscribe {
     const stream = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in stream)) return stream;
     const variables = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? null)}`;
-    return mapEvents(stream as AsyncIterable<unknown>, (event) => executeOnce(args, variables, event));
+    const shared = mapEvents(stream as AsyncIterable<unknown>, (event) => executeOnce(args, variables, event));
+    sharedStreams.add(shared);
+    return shared;
   };
 }
 
