@@ -14,15 +14,16 @@ import { MAX_BODY_BYTES } from '../rest/rest-api';
 import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
-import { directNext, sendFrame } from './next-frames';
 import { revocable } from './revocable-stream';
-import { isSharedStream, sharedSubscribe } from './shared-subscription';
+import { SharedFanOut } from './shared-fan-out';
+import { sharedKeyOf, sharedSubscribe } from './shared-subscription';
 
 /**
  * Subscriptions whose feed hands every subscriber the same event objects and whose answer depends
  * on nothing else (not on credentials): each event is executed once per distinct document and
- * variables, not once per subscriber, and each answer serialised once and written straight to
- * every subscriber's socket (next-frames.ts). Each subscriber still has its own feed, queue and revocation.
+ * variables, not once per subscriber, and each answer serialised once and written to every
+ * subscriber's socket in one pass (shared-fan-out.ts). Each subscriber keeps its order, its bound
+ * and its revocation.
  */
 export const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
 
@@ -86,6 +87,7 @@ export function graphqlWs(opts: GraphQLWsOptions): {
     if (!result.errors) return result;
     return { ...result, errors: result.errors.map((e) => errors.graphql(e, context.requestId)) };
   };
+  const fanOut = new SharedFanOut();
   const server = useServer(
     {
       schema,
@@ -129,18 +131,19 @@ export function graphqlWs(opts: GraphQLWsOptions): {
       onOperation: (ctx, id, _payload, args, result) => {
         if (!isAsyncGenerator(result)) return undefined;
         const context = args.contextValue as RequestContext;
-        const stream = revocable(result, (end) => opts.liveCredentials.watch(context.session.credentials, end));
+        // A shared subscription's frames are written by its group, one payload JSON for all its
+        // subscribers; graphql-ws still sends the `error` or `complete` that ends each one.
+        const shared = sharedKeyOf(result);
+        const source = shared
+          ? fanOut.join(result, shared.document, shared.variables, {
+              socket: ctx.extra.socket,
+              id,
+              prepare: (r) => nextPayload(context, r),
+            })
+          : result;
+        const stream = revocable(source, (end) => opts.liveCredentials.watch(context.session.credentials, end));
         revocables.set(context, stream);
-        if (!isSharedStream(result)) return stream;
-        // One payload JSON for all its subscribers, spliced into each one's `next` message and written
-        // straight to its socket; graphql-ws still sends the `error` or `complete` that ends it.
-        const socket = ctx.extra.socket;
-        return directNext(
-          stream,
-          (frame) => sendFrame(socket, frame),
-          id,
-          (r) => nextPayload(context, r),
-        );
+        return stream;
       },
       onNext: (_ctx, _id, _payload, args, result) => nextPayload(args.contextValue as RequestContext, result),
     },

@@ -42,7 +42,9 @@ function blocksSchema() {
       padding: { type: GraphQLString, resolve: (b: { number: number; padding?: string }) => b.padding ?? '' },
     },
   });
+  const subscribed = { count: 0 };
   const feed = (): AsyncIterableIterator<unknown> => {
+    subscribed.count++;
     const ac = new AbortController();
     const events = on(bus, 'block', { signal: ac.signal });
     const ended = new Promise<IteratorResult<unknown>>((resolve) =>
@@ -75,12 +77,12 @@ function blocksSchema() {
       },
     }),
   });
-  return { bus, schema };
+  return { bus, schema, subscribed };
 }
 
 /** graphqlWs on its own port; `sharedFeeds` empty serves `blocks` through graphql-ws's own path. */
 async function start(sharedFeeds: ReadonlySet<string>) {
-  const { bus, schema } = blocksSchema();
+  const { bus, schema, subscribed } = blocksSchema();
   const logger = createLogger('silent');
   const live = new LiveCredentials((c) => (c.apiKey ? { apiKeyHash: c.apiKey } : undefined));
   const server = http.createServer();
@@ -103,6 +105,7 @@ async function start(sharedFeeds: ReadonlySet<string>) {
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   return {
     bus,
+    subscribed,
     live,
     url,
     stop: async () => {
@@ -124,8 +127,10 @@ async function connect(url: string, apiKey?: string, keep: (text: string) => str
     );
     socket.on('message', (data) => {
       const text = String(data);
-      if ((JSON.parse(text) as { type: string }).type === 'connection_ack') resolve();
-      else messages.push(keep(text));
+      const { type } = JSON.parse(text) as { type: string };
+      if (type === 'connection_ack') resolve();
+      // Pongs answer the test's own pings (handled()).
+      else if (type !== 'pong') messages.push(keep(text));
     });
   });
   return {
@@ -149,7 +154,23 @@ async function until(what: string, done: () => boolean, ms = 10_000): Promise<vo
 }
 
 /** Every subscription is in place once each of its feeds listens. */
-const listening = (bus: EventEmitter, n: number) => until(`${n} feeds`, () => bus.listenerCount('block') >= n);
+/** Every subscription is in place once its feed was asked for (and the turn that follows it ran). */
+const subscribed = async (s: { subscribed: { count: number } }, n: number) => {
+  await until(`${n} subscriptions`, () => s.subscribed.count >= n);
+  await new Promise((r) => setTimeout(r, 20));
+};
+
+/** A ping answered: every message the client sent before it was handled. */
+const handled = (socket: WebSocket) =>
+  new Promise<void>((resolve) => {
+    const onMessage = (data: unknown) => {
+      if ((JSON.parse(String(data)) as { type: string }).type !== 'pong') return;
+      socket.off('message', onMessage);
+      resolve();
+    };
+    socket.on('message', onMessage);
+    socket.send(JSON.stringify({ type: 'ping' }));
+  });
 
 /**
  * Each subscription's messages in order (graphql-ws orders a connection's subscriptions among
@@ -193,7 +214,7 @@ describe('shared subscriptions written straight to the socket', () => {
         b.subscribe('ü"\\id', QUERY, { p: 'x' });
         b.subscribe('b', QUERY, { p: 'x' });
         c.subscribe('1', QUERY);
-        await listening(s.bus, 5);
+        await subscribed(s, 5);
         const count = () => a.messages.length + b.messages.length + c.messages.length;
         const emit = async (number: number, expected: number) => {
           s.bus.emit('block', { number });
@@ -204,11 +225,10 @@ describe('shared subscriptions written straight to the socket', () => {
         // key-b's subscriptions end with an error, a's and c's go on.
         s.live.keyRevoked('key-b');
         await until('the revocation', () => b.messages.length >= 6);
-        await until('b`s feeds ended', () => s.bus.listenerCount('block') === 3);
         await emit(3, 15);
         // The client completes one of its own: nothing more of it, no `complete` sent back.
         a.complete('a-2');
-        await until('a-2 ended', () => s.bus.listenerCount('block') === 2);
+        await handled(a.socket);
         await emit(4, 17);
         s.bus.emit('end');
         await until('the completes', () => count() >= 19);
@@ -249,7 +269,7 @@ describe('shared subscriptions written straight to the socket', () => {
       const gone = await connect(s.url, undefined, blockNumber);
       const others = await Promise.all([1, 2, 3].map(() => connect(s.url, undefined, blockNumber)));
       for (const [i, client] of [slow, gone, ...others].entries()) client.subscribe(`s${i}`, PADDED);
-      await listening(s.bus, 5);
+      await subscribed(s, 5);
       // The slow one stops reading: its blocks (1 MiB each) pile up in the socket buffers until its writes wait.
       (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
       const padding = 'p'.repeat(1 << 20);
@@ -266,6 +286,42 @@ describe('shared subscriptions written straight to the socket', () => {
       (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
       await until('the slow one catching up', () => slow.messages.length >= BLOCKS);
       expect(slow.messages).toEqual(all);
+    } finally {
+      await s.stop();
+    }
+  });
+  it('ends a subscriber that falls more than 256 results behind with RATE_LIMITED, after the frames it was sent', async () => {
+    const s = await start(new Set(['blocks']));
+    try {
+      const keepKind = (text: string) => {
+        const m = JSON.parse(text) as { type: string; payload: unknown };
+        return m.type === 'next' ? blockNumber(text) : `${m.type} ${JSON.stringify(m.payload)}`;
+      };
+      const slow = await connect(s.url, undefined, keepKind);
+      const other = await connect(s.url, undefined, keepKind);
+      slow.subscribe('slow', PADDED);
+      other.subscribe('other', PADDED);
+      await subscribed(s, 2);
+      (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      const padding = 'p'.repeat(64 * 1024);
+      const BLOCKS = 400;
+      for (let n = 1; n <= BLOCKS; n++) {
+        s.bus.emit('block', { number: n, padding });
+        await until(`block ${n} to the other`, () => other.messages.length >= n);
+      }
+      expect(other.messages).toEqual(Array.from({ length: BLOCKS }, (_, k) => String(k + 1)));
+      (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+      await until('the error', () => slow.messages.some((m) => m.startsWith('error')));
+      const error = slow.messages.pop()!;
+      expect(JSON.parse(error.slice('error '.length))).toEqual([
+        {
+          message: 'The subscriber fell more than 256 blocks behind and was dropped; subscribe again',
+          extensions: { code: 'RATE_LIMITED' },
+        },
+      ]);
+      // What it had been sent before, in order and without a gap.
+      expect(slow.messages).toEqual(Array.from({ length: slow.messages.length }, (_, k) => String(k + 1)));
+      expect(slow.messages.length).toBeLessThan(BLOCKS - 256);
     } finally {
       await s.stop();
     }

@@ -10,12 +10,18 @@ import {
 
 type Subscribe = (args: ExecutionArgs) => Promise<AsyncGenerator<ExecutionResult> | ExecutionResult>;
 
-/** The streams sharedSubscribe shares: every subscriber of one document and variables is handed the same result objects. */
-const sharedStreams = new WeakSet<object>();
+/** What a shared stream's results depend on: its document and variables (operation name included). */
+export interface SharedKey {
+  document: DocumentNode;
+  variables: string;
+}
 
-/** Whether `stream` is a shared subscription's, whose results are the same objects for many subscribers. */
-export function isSharedStream(stream: unknown): boolean {
-  return typeof stream === 'object' && stream !== null && sharedStreams.has(stream);
+/** The streams sharedSubscribe shares: every subscriber of one document and variables is handed the same result objects. */
+const sharedStreams = new WeakMap<object, SharedKey>();
+
+/** The document and variables of a shared subscription's stream, whose results are the same objects for all its subscribers. */
+export function sharedKeyOf(stream: unknown): SharedKey | undefined {
+  return typeof stream === 'object' && stream !== null ? sharedStreams.get(stream) : undefined;
 }
 
 /**
@@ -63,7 +69,7 @@ export function sharedSubscribe(fields: ReadonlySet<string>): Subscribe {
     if (!(Symbol.asyncIterator in stream)) return stream;
     const variables = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? null)}`;
     const shared = mapEvents(stream as AsyncIterable<unknown>, (event) => executeOnce(args, variables, event));
-    sharedStreams.add(shared);
+    sharedStreams.set(shared, { document: args.document, variables });
     return shared;
   };
 }
