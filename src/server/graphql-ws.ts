@@ -25,7 +25,7 @@ import { sharedKeyOf, sharedSubscribe } from './shared-subscription';
  * subscriber's socket in one pass (shared-fan-out.ts). Each subscriber keeps its order, its bound
  * and its revocation.
  */
-export const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
+const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
 
 /** Subscriptions (and running operations) one WebSocket connection may hold (docs/api.md, "Conventions"). */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;

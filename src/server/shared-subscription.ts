@@ -29,10 +29,11 @@ export function sharedKeyOf(stream: unknown): SharedKey | undefined {
  * per distinct document and variables, however many subscribers share them. For a field of
  * `fields`, every subscriber's feed hands on the same event object and the answer depends on
  * nothing but that event, the document and its variables (not on the subscriber's context):
- * liveBlocks. Each subscriber keeps its own source stream (its own bounded queue and revocation);
- * only the execution of an event is shared. Documents are told apart by identity (the admission
- * pipeline hands the same DocumentNode for the same text), so a document seen afresh is only
- * shared less, never wrongly.
+ * liveBlocks. Each subscriber is handed its own stream, which sharedKeyOf tells apart (over
+ * graphql-ws the subscribers of one document and variables are then fanned out from one of them:
+ * shared-fan-out.ts); the execution of an event is shared. Documents are told apart by identity
+ * (the admission pipeline hands the same DocumentNode for the same text), so a document seen
+ * afresh is only shared less, never wrongly.
  */
 export function sharedSubscribe(fields: ReadonlySet<string>): Subscribe {
   /** Each event's results by document and variables; dropped with the event once every subscriber has it. */
