@@ -464,6 +464,26 @@ describe('GraphQL subscriptions with a key', () => {
   }, 120_000);
 });
 
+describe('key checks', () => {
+  it('checks of one key that all miss the cache at once ask the database once', async () => {
+    const k = await newKey(api, dev);
+    const keys = stack.app.services.keys;
+    // As when the cached key of thousands of eth_subscribe subscribers expires for all of them together.
+    keys.forgetAll();
+    const query = jest.spyOn(stack.app.dataSource, 'query');
+    try {
+      const checks = await Promise.all(
+        Array.from({ length: 50 }, () => keys.authenticate({ apiKey: k.apiKey, recheck: true })),
+      );
+      expect(new Set(checks.map((p) => p.keyId))).toEqual(new Set([k.id]));
+      const lookups = query.mock.calls.filter(([sql]) => /FROM api_keys WHERE key_hash = \$1 OR/.test(String(sql)));
+      expect(lookups).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+  });
+});
+
 describe('rotation', () => {
   it('without grace: the old secret stops at once, the new one keeps the id, policies and analytics', async () => {
     const k = await newKey(api, dev, { dailyQuota: 100 });

@@ -480,6 +480,80 @@ describe('WebSocket', () => {
     await provider.destroy();
   }, 60_000);
 
+  it('live newHeads: every subscription of every connection gets each header once and in order; one unsubscribed or closed stops alone', async () => {
+    const WebSocket = (await import('ws')).default;
+    const open = async () => {
+      const socket = new WebSocket(wsUrl(readKey));
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const messages: any[] = [];
+      socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString())));
+      return { socket, messages };
+    };
+    const until = async (what: string, done: () => boolean) => {
+      for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+      if (!done()) throw new Error(`timed out waiting for ${what}`);
+    };
+    const [a, b, c] = [await open(), await open(), await open()];
+    a.socket.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 1)));
+    a.socket.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 2)));
+    b.socket.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 1)));
+    c.socket.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 1)));
+    const idOf = (conn: typeof a, id: number) => conn.messages.find((m) => m.id === id)?.result as string | undefined;
+    /** The headers a subscription was sent, in the order they came. */
+    const headersOf = (conn: typeof a, subscription: string | undefined) =>
+      conn.messages.filter((m) => m.params?.subscription === subscription).map((m) => m.params.result);
+    await until('the subscriptions', () => [idOf(a, 1), idOf(a, 2), idOf(b, 1), idOf(c, 1)].every(Boolean));
+    const [a1, a2, b1, c1] = [idOf(a, 1), idOf(a, 2), idOf(b, 1), idOf(c, 1)];
+    expect(new Set([a1, a2, b1, c1]).size).toBe(4);
+    await until('two headers each', () =>
+      [headersOf(a, a1), headersOf(a, a2), headersOf(b, b1), headersOf(c, c1)].every((h) => h.length >= 2),
+    );
+    // One unsubscribed, one connection closed: the others go on.
+    c.socket.close();
+    a.socket.send(JSON.stringify(call('eth_unsubscribe', [a2], 3)));
+    await until('the unsubscribe', () => idOf(a, 3) !== undefined);
+    expect(idOf(a, 3)).toBe(true);
+    const a2Count = headersOf(a, a2).length;
+    const a1Count = headersOf(a, a1).length;
+    const b1Count = headersOf(b, b1).length;
+    await until(
+      'two more headers',
+      () => headersOf(a, a1).length >= a1Count + 2 && headersOf(b, b1).length >= b1Count + 2,
+    );
+    expect(headersOf(a, a2)).toHaveLength(a2Count);
+    for (const headers of [headersOf(a, a1), headersOf(b, b1)]) {
+      const numbers = headers.map((h) => Number(h.number));
+      for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBe(numbers[i - 1]! + 1);
+    }
+    // The same header for every subscription of a block.
+    const byNumber = new Map(headersOf(b, b1).map((h) => [h.number, h]));
+    for (const h of headersOf(a, a1)) if (byNumber.has(h.number)) expect(h).toEqual(byNumber.get(h.number));
+    a.socket.close();
+    b.socket.close();
+  }, 60_000);
+
+  it('live newHeads: the connection closes with 1008 at the first header after its key is revoked', async () => {
+    const WebSocket = (await import('ws')).default;
+    const doomed = await newKey(api, dev, { name: 'doomed live', scopes: ['read'] });
+    const socket = new WebSocket(wsUrl(doomed.apiKey));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    let headers = 0;
+    const closed = new Promise<number>((resolve) => socket.once('close', (code: number) => resolve(code)));
+    const first = new Promise<void>((resolve) =>
+      socket.on('message', (data: Buffer) => {
+        if (JSON.parse(data.toString()).method !== 'eth_subscription') return;
+        headers += 1;
+        resolve();
+      }),
+    );
+    socket.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 1)));
+    await first;
+    expect((await api.del(`/api/devportal/api-keys/${doomed.id}`, { token: dev.token })).status).toBe(200);
+    const seen = headers;
+    expect(await closed).toBe(1008);
+    expect(headers).toBe(seen);
+  }, 60_000);
+
   it('newHeads sends headers as the node does, and first replays from fromBlock', async () => {
     const WebSocket = (await import('ws')).default;
     const socket = new WebSocket(wsUrl(readKey));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, FormattedExecutionResult, GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { credentialsFrom } from '../auth/credentials';
@@ -15,12 +15,15 @@ import type { GraphQLPipeline } from '../schema/limits';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
 import { revocable } from './revocable-stream';
-import { sharedSubscribe } from './shared-subscription';
+import { SharedFanOut } from './shared-fan-out';
+import { sharedKeyOf, sharedSubscribe } from './shared-subscription';
 
 /**
  * Subscriptions whose feed hands every subscriber the same event objects and whose answer depends
  * on nothing else (not on credentials): each event is executed once per distinct document and
- * variables, not once per subscriber. Each subscriber still has its own feed, queue and revocation.
+ * variables, not once per subscriber, and each answer serialised once and written to every
+ * subscriber's socket in one pass (shared-fan-out.ts). Each subscriber keeps its order, its bound
+ * and its revocation.
  */
 const SHARED_FEEDS: ReadonlySet<string> = new Set(['liveBlocks']);
 
@@ -37,6 +40,8 @@ export interface GraphQLWsOptions {
   connections: ConnectionCap;
   /** Ends a subscription when its key is revoked or its token logged out, heard from any instance. */
   liveCredentials: LiveCredentials;
+  /** The subscriptions served as SHARED_FEEDS are (its default). */
+  sharedFeeds?: ReadonlySet<string>;
 }
 
 /**
@@ -74,10 +79,19 @@ export function graphqlWs(opts: GraphQLWsOptions): {
     },
   });
   const revocables = new WeakMap<RequestContext, ReturnType<typeof revocable>>();
+  /** What is sent as a `next` message's payload: the result, its errors in the service's form. */
+  const nextPayload = (context: RequestContext, result: ExecutionResult): FormattedExecutionResult => {
+    // Revoked between the feed's last item and this send: the item is not sent, the error is.
+    const revoked = revocables.get(context)?.revokedError();
+    if (revoked) throw revoked;
+    if (!result.errors) return result;
+    return { ...result, errors: result.errors.map((e) => errors.graphql(e, context.requestId)) };
+  };
+  const fanOut = new SharedFanOut();
   const server = useServer(
     {
       schema,
-      subscribe: sharedSubscribe(SHARED_FEEDS),
+      subscribe: sharedSubscribe(opts.sharedFeeds ?? SHARED_FEEDS),
       // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
       onSubscribe: (ctx, _id, payload) => {
         const requestId = randomUUID();
@@ -114,21 +128,24 @@ export function graphqlWs(opts: GraphQLWsOptions): {
         }
       },
       // A subscription ends the moment its credential is revoked (docs/api.md, "Subscriptions and revocation").
-      onOperation: (_ctx, _id, _payload, args, result) => {
+      onOperation: (ctx, id, _payload, args, result) => {
         if (!isAsyncGenerator(result)) return undefined;
         const context = args.contextValue as RequestContext;
-        const stream = revocable(result, (end) => opts.liveCredentials.watch(context.session.credentials, end));
+        // A shared subscription's frames are written by its group, one payload JSON for all its
+        // subscribers; graphql-ws still sends the `error` or `complete` that ends each one.
+        const shared = sharedKeyOf(result);
+        const source = shared
+          ? fanOut.join(result, shared.document, shared.variables, {
+              socket: ctx.extra.socket,
+              id,
+              prepare: (r) => nextPayload(context, r),
+            })
+          : result;
+        const stream = revocable(source, (end) => opts.liveCredentials.watch(context.session.credentials, end));
         revocables.set(context, stream);
         return stream;
       },
-      onNext: (_ctx, _id, _payload, args, result) => {
-        // Revoked between the feed's last item and this send: the item is not sent, the error is.
-        const revoked = revocables.get(args.contextValue as RequestContext)?.revokedError();
-        if (revoked) throw revoked;
-        if (!result.errors) return result;
-        const requestId = (args.contextValue as RequestContext).requestId;
-        return { ...result, errors: result.errors.map((e) => errors.graphql(e, requestId)) };
-      },
+      onNext: (_ctx, _id, _payload, args, result) => nextPayload(args.contextValue as RequestContext, result),
     },
     wss,
   );

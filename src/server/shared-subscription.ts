@@ -10,15 +10,30 @@ import {
 
 type Subscribe = (args: ExecutionArgs) => Promise<AsyncGenerator<ExecutionResult> | ExecutionResult>;
 
+/** What a shared stream's results depend on: its document and variables (operation name included). */
+export interface SharedKey {
+  document: DocumentNode;
+  variables: string;
+}
+
+/** The streams sharedSubscribe shares: every subscriber of one document and variables is handed the same result objects. */
+const sharedStreams = new WeakMap<object, SharedKey>();
+
+/** The document and variables of a shared subscription's stream, whose results are the same objects for all its subscribers. */
+export function sharedKeyOf(stream: unknown): SharedKey | undefined {
+  return typeof stream === 'object' && stream !== null ? sharedStreams.get(stream) : undefined;
+}
+
 /**
  * graphql-js's `subscribe`, except that a subscription to one of `fields` executes each event once
  * per distinct document and variables, however many subscribers share them. For a field of
  * `fields`, every subscriber's feed hands on the same event object and the answer depends on
  * nothing but that event, the document and its variables (not on the subscriber's context):
- * liveBlocks. Each subscriber keeps its own source stream (its own bounded queue and revocation);
- * only the execution of an event is shared. Documents are told apart by identity (the admission
- * pipeline hands the same DocumentNode for the same text), so a document seen afresh is only
- * shared less, never wrongly.
+ * liveBlocks. Each subscriber is handed its own stream, which sharedKeyOf tells apart (over
+ * graphql-ws the subscribers of one document and variables are then fanned out from one of them:
+ * shared-fan-out.ts); the execution of an event is shared. Documents are told apart by identity
+ * (the admission pipeline hands the same DocumentNode for the same text), so a document seen
+ * afresh is only shared less, never wrongly.
  */
 export function sharedSubscribe(fields: ReadonlySet<string>): Subscribe {
   /** Each event's results by document and variables; dropped with the event once every subscriber has it. */
@@ -54,7 +69,9 @@ export function sharedSubscribe(fields: ReadonlySet<string>): Subscribe {
     const stream = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in stream)) return stream;
     const variables = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? null)}`;
-    return mapEvents(stream as AsyncIterable<unknown>, (event) => executeOnce(args, variables, event));
+    const shared = mapEvents(stream as AsyncIterable<unknown>, (event) => executeOnce(args, variables, event));
+    sharedStreams.set(shared, { document: args.document, variables });
+    return shared;
   };
 }
 

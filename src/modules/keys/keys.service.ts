@@ -153,6 +153,8 @@ export class ApiKeyService {
   private readonly touched = new Set<string>();
   /** Bumped by every revocation heard: a lookup that raced one must not be cached. */
   private generation = 0;
+  /** Lookups of keys not in the cache, by generation and key hash, while they run. */
+  private readonly lookups = new Map<string, Promise<CacheEntry>>();
   private readonly flushTimer: NodeJS.Timeout;
   /** Requests of keys without a daily quota not yet added to requestsToday, by `keyId|day`. */
   private readonly uncounted = new Map<string, number>();
@@ -580,26 +582,47 @@ export class ApiKeyService {
     if (!API_KEY_PATTERN.test(key)) throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
     const hash = this.keyHash(creds, key);
     let entry = this.revocations.isListening ? this.cache.get(hash) : undefined;
-    if (!entry) {
-      const generation = this.generation;
-      const [row] = (await this.ds.query(
-        `SELECT id, developer_id, scopes, contract_id, contract_ids, status, allowed_origins, allowed_ips,
-                allowed_methods, expires_at, rate_limit_per_second, daily_quota,
-                spend_max_value_wei_per_tx, spend_max_value_wei_per_day, spend_max_fee_per_gas_wei,
-                spend_max_gas_per_day,
-                CASE WHEN key_hash = $1 THEN NULL ELSE previous_key_valid_until END AS valid_until
-           FROM api_keys WHERE key_hash = $1 OR previous_key_hash = $1`,
-        [hash],
-      )) as Array<KeyRow>;
-      entry = row && row.status === 'active' ? entryOf(row) : { invalid: true };
-      if (this.revocations.isListening && generation === this.generation) this.cache.set(hash, entry);
-    }
+    if (!entry) entry = await this.lookUp(hash);
     if ('invalid' in entry || (entry.validUntil !== undefined && entry.validUntil <= Date.now())) {
       throw new AppError('INVALID_API_KEY', 'The API key is invalid or revoked');
     }
     this.touched.add(entry.principal.keyId);
     await this.auth.countRequest(entry.principal.developerId, creds);
     return entry.principal;
+  }
+
+  /**
+   * A key's row as a cache entry, read once for every check that misses the cache meanwhile: the
+   * cached entry of a key used by thousands of subscriptions expires for all of them at once, and
+   * each would otherwise ask the database. A lookup started before a revocation is heard is not
+   * joined after it (the generation is part of the key).
+   */
+  private lookUp(hash: string): Promise<CacheEntry> {
+    if (!this.revocations.isListening) return this.readEntry(hash);
+    const flight = `${this.generation}:${hash}`;
+    let pending = this.lookups.get(flight);
+    if (!pending) {
+      pending = this.readEntry(hash).finally(() => this.lookups.delete(flight));
+      this.lookups.set(flight, pending);
+    }
+    return pending;
+  }
+
+  /** Reads a key's row; caches it unless a revocation was heard meanwhile. */
+  private async readEntry(hash: string): Promise<CacheEntry> {
+    const generation = this.generation;
+    const [row] = (await this.ds.query(
+      `SELECT id, developer_id, scopes, contract_id, contract_ids, status, allowed_origins, allowed_ips,
+              allowed_methods, expires_at, rate_limit_per_second, daily_quota,
+              spend_max_value_wei_per_tx, spend_max_value_wei_per_day, spend_max_fee_per_gas_wei,
+              spend_max_gas_per_day,
+              CASE WHEN key_hash = $1 THEN NULL ELSE previous_key_valid_until END AS valid_until
+         FROM api_keys WHERE key_hash = $1 OR previous_key_hash = $1`,
+      [hash],
+    )) as Array<KeyRow>;
+    const entry: CacheEntry = row && row.status === 'active' ? entryOf(row) : { invalid: true };
+    if (this.revocations.isListening && generation === this.generation) this.cache.set(hash, entry);
+    return entry;
   }
 
   /**

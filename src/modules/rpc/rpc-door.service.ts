@@ -5,7 +5,7 @@ import type { ApiKeyPrincipal } from '../../auth/authority';
 import type { Session } from '../../auth/session';
 import type { ChainRegistry } from '../../chain/chain-registry';
 import { CHAIN_IDS, type Network } from '../../kernel/network';
-import { isAppError, type AppError } from '../../kernel/errors/app-error';
+import { AppError, isAppError } from '../../kernel/errors/app-error';
 import { jsonRpcCodeOf } from '../../kernel/errors/error-codes';
 import { isAddressLike } from '../../kernel/address';
 import type { RequestLimit } from '../../kernel/rate-limit';
@@ -56,10 +56,18 @@ export interface RpcSocketPeer {
   end(code: number, reason: string): void;
 }
 
+/** A running subscription, as the connection ends it. */
+interface Running {
+  return(value?: undefined): Promise<unknown>;
+}
+
 /** The subscriptions of one connection. */
 class SocketSubscriptions {
-  readonly running = new Map<string, AsyncGenerator<unknown>>();
+  readonly running = new Map<string, Running>();
 }
+
+/** Headers a live newHeads subscriber may have waiting behind its key's re-check (as the explorer's live feed bounds a subscriber). */
+const MAX_WAITING_HEADERS = 256;
 
 export type JsonRpcId = string | number | null;
 
@@ -479,7 +487,11 @@ export class RpcDoorService {
       fromBlock = Number(BigInt(opts.fromBlock));
     }
     let feed: AsyncGenerator<unknown>;
-    if (kind === 'newHeads') {
+    if (kind === 'newHeads' && fromBlock === undefined) {
+      const subscription = `0x${randomBytes(16).toString('hex')}`;
+      subs.running.set(subscription, this.liveHeads(network, subscription, socket));
+      return { jsonrpc: '2.0', id, result: subscription };
+    } else if (kind === 'newHeads') {
       feed = this.subscriptions.newHeads(network, fromBlock);
     } else if (kind === 'logs') {
       const filter: LogFilter = {};
@@ -547,6 +559,91 @@ export class RpcDoorService {
       if (!isAppError(err)) this.logger.error({ err }, 'JSON-RPC subscription failed');
       socket.peer.end(1011, cut(reason).slice(0, 120));
     }
+  }
+
+  /**
+   * A newHeads subscription without `fromBlock`: a listener of the network's one follower, which
+   * hands every subscriber the same header (its JSON made once) in one pass. Each header is pushed
+   * as pump pushes a feed's items, in order, while the key stays valid and the peer keeps up; a
+   * header that comes while the key is re-checked against the database waits for it.
+   */
+  private liveHeads(network: Network, subscription: string, socket: SocketContext & { session: Session }): Running {
+    const prefix = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":`;
+    /** Headers behind a re-check of the key that needs the database, in order. */
+    const waiting: Record<string, unknown>[] = [];
+    let checking = false;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      waiting.length = 0;
+      unlisten();
+    };
+    const send = (header: Record<string, unknown>): void => {
+      if (ended) return;
+      if (socket.closed() || !socket.subs.running.has(subscription)) return end();
+      const rechecked = socket.session.rechecked();
+      if (rechecked.apiKeyNow() === undefined) {
+        checking = true;
+        rechecked.apiKey().then(
+          () => {
+            checking = false;
+            push(header);
+            while (!checking && !ended && waiting.length > 0) send(waiting.shift()!);
+          },
+          () => {
+            socket.peer.end(1008, 'the API key is no longer valid');
+            end();
+          },
+        );
+        return;
+      }
+      push(header);
+    };
+    const push = (header: Record<string, unknown>) => {
+      if (ended) return;
+      if (!socket.peer.push(`${prefix}${resultJson(header)}}}`)) end();
+    };
+    const unlisten = this.subscriptions.listenHeads(network, {
+      header: (header) => {
+        if (ended) return;
+        if (!checking) return send(header);
+        if (waiting.length >= MAX_WAITING_HEADERS) {
+          return this.failSubscription(
+            subscription,
+            socket,
+            new AppError(
+              'RATE_LIMITED',
+              `The subscriber fell more than ${MAX_WAITING_HEADERS} blocks behind and was dropped; subscribe again`,
+            ),
+            end,
+          );
+        }
+        waiting.push(header);
+      },
+      fail: (err) => this.failSubscription(subscription, socket, err, end),
+    });
+    return {
+      return: () => {
+        end();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+
+  /** A subscription's feed failed: the connection is closed with the reason (as pump does). */
+  private failSubscription(
+    subscription: string,
+    socket: SocketContext & { session: Session },
+    err: unknown,
+    end: () => void,
+  ): void {
+    end();
+    socket.subs.running.delete(subscription);
+    if (socket.closed()) return;
+    const reason = isAppError(err) ? err.message : 'the subscription failed';
+    if (!isAppError(err)) this.logger.error({ err }, 'JSON-RPC subscription failed');
+    socket.peer.end(1011, cut(reason).slice(0, 120));
   }
 
   /** The node's answer, its error object kept (code, message cut to 4 KiB, data). */

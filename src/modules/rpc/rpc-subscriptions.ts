@@ -19,6 +19,18 @@ export interface LogFilter {
   topics?: Array<string | string[] | null>;
 }
 
+/** A live newHeads subscriber of a network's one follower: handed each header in order, or the error that ends them all. */
+export interface HeadsListener {
+  header(header: Record<string, unknown>): void;
+  fail(err: unknown): void;
+}
+
+/** The live newHeads subscribers of one network and what stops their follower. */
+interface HeadsGroup {
+  listeners: Set<HeadsListener>;
+  stop(): void;
+}
+
 /** Fields of a block that are not part of a header (geth's and Besu's newHeads leave them out). */
 const NOT_HEADER = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdrawals'];
 
@@ -32,6 +44,7 @@ const NOT_HEADER = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdr
 export class RpcSubscriptions {
   private readonly headers = new LRUCache<string, Promise<Record<string, unknown>>>({ max: 1024 });
   private readonly blockLogs = new LRUCache<string, Promise<unknown[]>>({ max: 4096 });
+  private readonly headGroups = new Map<Network, HeadsGroup>();
 
   constructor(
     private readonly chains: ChainRegistry,
@@ -57,6 +70,55 @@ export class RpcSubscriptions {
         next = block.number + 1;
       }
     } finally {
+      await live.return?.();
+    }
+  }
+
+  /**
+   * newHeads without `fromBlock`, for however many subscribers: one follower of the network's
+   * blocks hands each header (fetched once) to every listener in one synchronous pass, in order,
+   * none missed and none repeated, as newHeads does for one. Returns what ends the listener's part;
+   * the follower stops with its last listener.
+   */
+  listenHeads(network: Network, listener: HeadsListener): () => void {
+    let group = this.headGroups.get(network);
+    if (!group) {
+      const started: HeadsGroup = { listeners: new Set(), stop: () => undefined };
+      this.headGroups.set(network, started);
+      void this.followHeads(network, started);
+      group = started;
+    }
+    const joined = group;
+    joined.listeners.add(listener);
+    return () => {
+      if (!joined.listeners.delete(listener) || joined.listeners.size > 0) return;
+      if (this.headGroups.get(network) === joined) this.headGroups.delete(network);
+      joined.stop();
+    };
+  }
+
+  private async followHeads(network: Network, group: HeadsGroup): Promise<void> {
+    const live = this.follow(network)[Symbol.asyncIterator]();
+    group.stop = () => void live.return?.()?.catch(() => undefined);
+    const hand = (header: Record<string, unknown>) => {
+      // A listener that ends leaves the set while it is walked: a Set skips it, as it should.
+      for (const listener of group.listeners) listener.header(header);
+    };
+    try {
+      let next: number | undefined;
+      for (;;) {
+        const { value: block, done } = await live.next();
+        if (done || group.listeners.size === 0) return;
+        if (next !== undefined && block.number < next) continue;
+        if (next !== undefined) for (; next < block.number; next++) hand(await this.header(network, hex(next)));
+        hand(await this.header(network, block.hash));
+        next = block.number + 1;
+      }
+    } catch (err) {
+      if (this.headGroups.get(network) === group) this.headGroups.delete(network);
+      for (const listener of group.listeners) listener.fail(err);
+    } finally {
+      if (this.headGroups.get(network) === group) this.headGroups.delete(network);
       await live.return?.();
     }
   }

@@ -1,12 +1,7 @@
-import { setMaxListeners } from 'node:events';
-import { createPubSub, type PubSub, type PubSubEventTarget } from '@graphql-yoga/subscription';
 import type { Network } from '../../../kernel/network';
 import { AppError } from '../../../kernel/errors/app-error';
 import type { BlockSummary } from '../views/blocks.types';
-import { boundedFeed } from './bounded-feed';
-
-/** New blocks, by network. */
-type Topics = { LIVE_BLOCKS: [Network, BlockSummary] };
+import { boundedQueue, type BoundedQueue } from './bounded-feed';
 
 /** A block summary queued for a subscriber that does not read: more ends its subscription. */
 export const MAX_QUEUED_BLOCKS = 256;
@@ -14,25 +9,28 @@ export const MAX_QUEUED_BLOCKS = 256;
 /**
  * The live blocks of one app: its chain watchers publish every new block here and each liveBlocks
  * subscriber reads them from its own bounded queue. One per app, created with its services, so two
- * apps in one process never mix their chains.
+ * apps in one process never mix their chains. A block is handed to every queue of its network in
+ * one synchronous pass (tens of thousands of subscribers: no event or promise per subscriber).
  */
 export class LiveFeed {
-  private readonly pubSub: PubSub<Topics>;
-
-  constructor() {
-    // Hundreds of subscribers on one network are normal here, not the leak Node warns about past 10 listeners.
-    const eventTarget = new EventTarget();
-    setMaxListeners(0, eventTarget);
-    this.pubSub = createPubSub<Topics>({ eventTarget: eventTarget as PubSubEventTarget<Topics> });
-  }
+  private readonly subscribers = new Map<Network, Set<BoundedQueue<BlockSummary>>>();
 
   publish(network: Network, block: BlockSummary): void {
-    this.pubSub.publish('LIVE_BLOCKS', network, block);
+    const queues = this.subscribers.get(network);
+    if (!queues) return;
+    // A queue that overflows leaves the set while it is walked: a Set skips it, as it should.
+    for (const queue of queues) queue.push(block);
   }
 
   /** Every block published for `network` from now on, in order; `onEnd` runs once when the subscriber is gone. */
   subscribe(network: Network, onEnd?: () => void): AsyncIterableIterator<BlockSummary> {
-    return boundedFeed(this.pubSub.subscribe('LIVE_BLOCKS', network), {
+    let queues = this.subscribers.get(network);
+    if (!queues) {
+      queues = new Set();
+      this.subscribers.set(network, queues);
+    }
+    const set = queues;
+    const queue: BoundedQueue<BlockSummary> = boundedQueue<BlockSummary>({
       max: MAX_QUEUED_BLOCKS,
       // graphql-ws reports an error of the event stream with its message and `extensions` only.
       overflowError: () =>
@@ -43,7 +41,13 @@ export class LiveFeed {
           ),
           { extensions: { code: 'RATE_LIMITED' } },
         ),
+      onStop: () => {
+        set.delete(queue);
+        if (set.size === 0 && this.subscribers.get(network) === set) this.subscribers.delete(network);
+      },
       onEnd,
     });
+    set.add(queue);
+    return queue;
   }
 }
