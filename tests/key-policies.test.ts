@@ -61,7 +61,7 @@ describe('policies at creation and by PATCH', () => {
   it('stores every kind, lists it with today’s requests, and answers PATCH with the list item', () =>
     onOneUtcDay(async () => {
       const expiresAt = new Date(Date.now() + 3600_000).toISOString();
-      const k = await newKey(api, dev, {
+      const policies = {
         contractIds: [token.id, counter.id],
         allowedOrigins: ['https://app.example'],
         allowedIps: ['10.0.0.0/8', '2001:db8::/32', '127.0.0.1'],
@@ -69,16 +69,12 @@ describe('policies at creation and by PATCH', () => {
         expiresAt,
         rateLimitPerSecond: 5,
         dailyQuota: 1000,
-      });
+      };
+      const k = await newKey(api, dev, policies);
+      // Listed as given, with today's usage.
       expect(await listItem(k.id)).toMatchObject({
-        contractIds: [token.id, counter.id],
+        ...policies,
         contractId: null,
-        allowedOrigins: ['https://app.example'],
-        allowedIps: ['10.0.0.0/8', '2001:db8::/32', '127.0.0.1'],
-        allowedMethods: ['balanceOf', 'eth_chainId'],
-        expiresAt,
-        rateLimitPerSecond: 5,
-        dailyQuota: 1000,
         requestsToday: 0,
         spentTodayWei: '0',
       });
