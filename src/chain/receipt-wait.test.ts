@@ -120,6 +120,30 @@ describe('waitForReceipt', () => {
     provider.destroy();
   });
 
+  it('gives up at once when `ended` says the transaction will not be mined, and not before', async () => {
+    const hash = await pendingTransfer();
+    const provider = connect(node.url);
+    let over = false;
+    let asked = 0;
+    const started = Date.now();
+    const waiting = waitForReceipt(provider, hash, {
+      timeoutMs: 20_000,
+      pollMs: 100,
+      ended: async () => {
+        asked++;
+        return over;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(asked).toBeGreaterThan(0);
+    over = true;
+    expect(await waiting).toBeNull();
+    // Within the next receipt check (the head does not move: once a second), far from the timeout.
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await rpc(node.url, 'evm_mine');
+    provider.destroy();
+  });
+
   it('throws when the node cannot be reached at all', async () => {
     const provider = connect('http://127.0.0.1:9');
     await expect(waitForReceipt(provider, `0x${'ab'.repeat(32)}`, { timeoutMs: 1_000, pollMs: 100 })).rejects.toThrow();

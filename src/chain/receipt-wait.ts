@@ -5,6 +5,11 @@ export interface ReceiptWaitOptions {
   timeoutMs: number;
   /** How often the head is asked for. */
   pollMs: number;
+  /**
+   * Asked with each receipt check: true when the transaction will not be mined any more (its
+   * record ended: cancelled by a replacement at its nonce), and the wait gives up (null) at once.
+   */
+  ended?: () => Promise<boolean>;
 }
 
 /** The receipt is asked for again after this long even when the head has not moved (a node whose receipts lag its head). */
@@ -46,6 +51,7 @@ export async function waitForReceipt(
       const receipt = await provider.getTransactionReceipt(txHash).catch(() => undefined);
       if (receipt) return receipt;
       if (receipt === null) checked = { head, at };
+      if (opts.ended && (await opts.ended().catch(() => false))) return null;
     }
     const left = deadline - Date.now();
     if (left <= 0) return null;

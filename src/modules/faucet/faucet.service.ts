@@ -125,7 +125,8 @@ export class FaucetService {
       throw e;
     }
     await this.ds.query('UPDATE faucet_drips SET tx_hash = $2 WHERE id = $1', [dripId, txHash]);
-    const mined = await this.sender.waitForReceipt('testnet', txHash, RECEIPT_TIMEOUT_MS);
+    // A drip cancelled while it waits answers at once, unmined (docs/api.md, "Wallet and faucet").
+    const mined = await this.sender.waitForReceipt('testnet', txHash, RECEIPT_TIMEOUT_MS, undefined, transactionId);
     return {
       transactionId,
       txHash,

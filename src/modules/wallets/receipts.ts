@@ -30,11 +30,19 @@ export class Receipts {
     txHash: string,
     timeoutMs: number,
     iface?: Interface,
+    recordId?: string,
   ): Promise<MinedTransaction | null> {
     const provider = this.chains.provider(network);
+    // A record that ended while its transaction waited (cancelled by replacement, failed) is not waited for.
+    const ended = recordId
+      ? async () => {
+          const status = (await this.records.find(recordId))?.status;
+          return status === 'cancelled' || status === 'failed';
+        }
+      : undefined;
     let receipt: TransactionReceipt | null;
     try {
-      receipt = await waitForReceipt(provider, txHash, { timeoutMs, pollMs: provider.pollingInterval });
+      receipt = await waitForReceipt(provider, txHash, { timeoutMs, pollMs: provider.pollingInterval, ended });
     } catch (e) {
       throw nodeUnreachableError(network, e) ?? e;
     }

@@ -320,14 +320,18 @@ export class TransactionSender {
     return broadcastOnce(this.chains, network, raw);
   }
 
-  /** Waits for the receipt (QBFT blocks are final on inclusion) and records the outcome; null on timeout. */
+  /**
+   * Waits for the receipt (QBFT blocks are final on inclusion) and records the outcome; null on
+   * timeout, or as soon as the record `recordId` ends without it (cancelled by replacement, failed).
+   */
   waitForReceipt(
     network: Network,
     txHash: string,
     timeoutMs: number,
     iface?: Interface,
+    recordId?: string,
   ): Promise<MinedTransaction | null> {
-    return this.receipts.waitForReceipt(network, txHash, timeoutMs, iface);
+    return this.receipts.waitForReceipt(network, txHash, timeoutMs, iface, recordId);
   }
 
   /** Why a mined transaction reverted (receipts.ts). */
