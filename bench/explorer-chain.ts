@@ -1,6 +1,7 @@
 // Builds a dev chain for the explorer benchmarks: many blocks, a few transactions each, logs, and
 // one "hot" address with thousands of transactions.
 import { getAddress, HDNodeWallet, Interface } from 'ethers';
+import { rpc, rpcBatch } from '../tests/kit/json-rpc';
 
 // solc has no type declarations; it compiles the event-emitting contract the chain calls.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,31 +43,7 @@ function compilePinger(): { abi: unknown[]; bytecode: string } {
   return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
 }
 
-interface RpcAnswer {
-  id: number;
-  result?: unknown;
-  error?: { message: string };
-}
-
-/** A JSON-RPC batch over plain HTTP (answers matched by id). */
-export async function rpcBatch(url: string, calls: Array<[string, unknown[]]>): Promise<unknown[]> {
-  const body = calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answers = (await res.json()) as RpcAnswer[];
-  const byId = new Map(answers.map((a) => [a.id, a]));
-  return calls.map((_, id) => {
-    const a = byId.get(id);
-    if (!a || a.error) throw new Error(`${calls[id]![0]} failed: ${a?.error?.message ?? 'no answer'}`);
-    return a.result;
-  });
-}
-
-export const rpc = async (url: string, method: string, params: unknown[] = []) =>
-  (await rpcBatch(url, [[method, params]]))[0];
+export { rpc, rpcBatch };
 
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 

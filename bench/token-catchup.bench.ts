@@ -15,7 +15,8 @@ import { createDataSource, runMigrations } from '../src/database/data-source';
 import { createLogger } from '../src/kernel/logger';
 import { BlockIndex, ChainReader, ChainWatcher, ExplorerIndexer } from '../src/modules/explorer';
 import { createTestDatabase } from '../tests/kit/stack';
-import { generateTokenChain, indexVersusChain, rpc } from '../tests/kit/token-chain';
+import { rpc } from '../tests/kit/json-rpc';
+import { generateTokenChain, indexVersusChain } from '../tests/kit/token-chain';
 import { generateChain, round } from './explorer-chain';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 3_000);

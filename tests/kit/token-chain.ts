@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HDNodeWallet, Interface } from 'ethers';
+import { rpc, rpcBatch } from './json-rpc';
 
 // solc has no type declarations; it compiles the token contracts the chain runs.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -118,33 +119,6 @@ export function tokenInterfaces(): { erc20: Interface; erc721: Interface; erc115
     erc1155: new Interface(c.Heavy1155.abi),
   };
 }
-
-interface RpcAnswer {
-  id: number;
-  result?: unknown;
-  error?: { message: string };
-}
-
-/** A JSON-RPC batch over plain HTTP, answers matched by id. */
-export async function rpcBatch(url: string, calls: Array<[string, unknown[]]>): Promise<unknown[]> {
-  if (calls.length === 0) return [];
-  const body = calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answers = (await res.json()) as RpcAnswer[];
-  const byId = new Map(answers.map((a) => [a.id, a]));
-  return calls.map((_, id) => {
-    const a = byId.get(id);
-    if (!a || a.error) throw new Error(`${calls[id]![0]} failed: ${a?.error?.message ?? 'no answer'}`);
-    return a.result;
-  });
-}
-
-export const rpc = async (url: string, method: string, params: unknown[] = []): Promise<unknown> =>
-  (await rpcBatch(url, [[method, params]]))[0];
 
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 
