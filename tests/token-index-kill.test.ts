@@ -4,10 +4,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { startLocalNode, type LocalNode } from '../src/chain/local-node';
-import { createDataSource, runMigrations } from '../src/database/data-source';
 import { createLogger } from '../src/kernel/logger';
 import { serviceEnv, spawnService, type ServiceProcess } from './kit/process';
-import { createTestDatabase } from './kit/stack';
+import { createMigratedDatabase } from './kit/stack';
 import { generateTokenChain, indexVersusChain, type TokenChain } from './kit/token-chain';
 
 /** Generated blocks: about 12 batches of the indexer's 100, each with 10 transfer items a block. */
@@ -29,12 +28,10 @@ beforeAll(async () => {
     startLocalNode({ chainId: 17991, blockTime: 86_400, logger }),
   ]);
   chain = await generateTokenChain(mainnet.url, BLOCKS);
-  db = await createTestDatabase();
   // Migrated beforehand: the test reads the index's progress from the moment the service starts.
-  const ds = createDataSource(db.url);
-  await ds.initialize();
-  await runMigrations(ds);
-  await ds.destroy();
+  const migrated = await createMigratedDatabase();
+  db = migrated.db;
+  await migrated.ds.destroy();
   pg = new Client({ connectionString: db.url });
   await pg.connect();
 }, 180_000);

@@ -2,11 +2,10 @@
 import 'reflect-metadata';
 import { AbiCoder, zeroPadValue } from 'ethers';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { createDataSource, runMigrations } from '../src/database/data-source';
 import { BlockIndex } from '../src/modules/explorer';
 import type { FullBlock } from '../src/modules/explorer/runtime/chain-reader';
 import { leastLoopHoldCpuMs } from './kit/cpu-time';
-import { createTestDatabase } from './kit/stack';
+import { createMigratedDatabase } from './kit/stack';
 
 const coder = AbiCoder.defaultAbiCoder();
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -85,10 +84,7 @@ const tokens = async () =>
   );
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  ds = createDataSource(db.url);
-  await ds.initialize();
-  await runMigrations(ds);
+  ({ db, ds } = await createMigratedDatabase());
   runner = ds.createQueryRunner();
   await runner.connect();
   index = new BlockIndex(ds);

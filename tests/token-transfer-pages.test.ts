@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Network } from '../src/kernel/network';
-import { createDataSource, runMigrations } from '../src/database/data-source';
 import { createLogger } from '../src/kernel/logger';
 import { TokensService, writeTokenTransfers, type TokenTransferRow, type TokenType } from '../src/modules/tokens';
-import { createTestDatabase } from './kit/stack';
+import { createMigratedDatabase } from './kit/stack';
 
 // The order and paging of token-transfer lists read by Etherscan's tokentx / tokennfttx /
 // token1155tx (page × offset) and alchemy_getAssetTransfers (pageKey) (docs/api.md, "Tokens" and
@@ -59,10 +58,7 @@ let tokens: TokensService;
 const mainnet = chain('mainnet', 0);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  ds = createDataSource(db.url);
-  await ds.initialize();
-  await runMigrations(ds);
+  ({ db, ds } = await createMigratedDatabase());
   runner = ds.createQueryRunner();
   await runner.connect();
   await writeTokenTransfers(runner, 'mainnet', mainnet);

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 import { startApp, type App } from '../../src/app';
+import { createDataSource, runMigrations } from '../../src/database/data-source';
 import { loadConfig } from '../../src/kernel/config';
 import { createLogger } from '../../src/kernel/logger';
 import { createDevCa, type DevCa } from '../../src/modules/accounts/eds/dev-ca';
@@ -86,6 +88,18 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
       await c.end();
     },
   };
+}
+
+/** A fresh test database with every migration run, and a DataSource on it (the caller destroys it and drops the database). */
+export async function createMigratedDatabase(): Promise<{
+  db: { url: string; drop(): Promise<void> };
+  ds: DataSource;
+}> {
+  const db = await createTestDatabase();
+  const ds = createDataSource(db.url);
+  await ds.initialize();
+  await runMigrations(ds);
+  return { db, ds };
 }
 
 /**
