@@ -288,4 +288,33 @@ describe('contract documents', () => {
     expect(answer.startsWith('{"data":{"contractOpenApi":{') && answer.endsWith('}}\n')).toBe(true);
     expect(JSON.parse(answer).data.contractOpenApi).toEqual(JSON.parse(cached.result.bytes.toString('utf8')));
   });
+
+  it('answers one contract document per GraphQL operation: aliases of the largest are refused, not serialised', async () => {
+    const c = (await deploy({ network: 'mainnet', source: COUNTER_SOURCE })).body;
+    await rows('UPDATE contracts SET abi = $2::jsonb, middleware_registered = true WHERE id = $1', [
+      c.id,
+      JSON.stringify(largestAbi()),
+    ]);
+    const graphql = async (fields: string) => {
+      const res = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `query ($id: ID!) { ${fields} }`, variables: { id: c.id } }),
+      });
+      return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+    // Built and parsed once: what follows is the cached document.
+    expect((await graphql('contractOpenApi(id: $id)')).status).toBe(200);
+    // 20 aliases of it held the event loop 1.9 s and answered 115 MB before the limit.
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: contractOpenApi(id: $id)`).join(' ');
+    for (const fields of [aliases, 'contractOpenApi(id: $id) contractSwagger(id: $id)']) {
+      const { result, maxHoldMs } = await leastLoopHoldCpuMs(() => graphql(fields), 100);
+      const body = JSON.parse(result.bytes.toString('utf8'));
+      expect(body.data ?? null).toBeNull();
+      expect(body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+      expect(body.errors[0].message).toMatch(/contract documents .* at most 1 per operation/);
+      expect(result.bytes.length).toBeLessThan(2_000);
+      expect(maxHoldMs).toBeLessThan(100);
+    }
+  });
 });

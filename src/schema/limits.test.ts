@@ -6,7 +6,13 @@ const schema = buildSchema(`
   type Node { id: ID! parent: Node children: [Node!]! }
   type Lookup { balance: String }
   enum Network { testnet mainnet }
-  type Query { node(id: ID!): Node address(address: String!, scan: Int): Lookup status(network: Network!): ID }
+  type Query {
+    node(id: ID!): Node
+    address(address: String!, scan: Int): Lookup
+    status(network: Network!): ID
+    contractOpenApi(id: ID!): String
+    contractSwagger(id: ID!): String
+  }
 `);
 
 const nested = (depth: number) => `{ node(id: "1") ${'{ parent '.repeat(depth - 1)}{ id }${' }'.repeat(depth - 1)} }`;
@@ -82,6 +88,23 @@ describe('GraphQL pipeline', () => {
     expect(messages('query($n: Int) { address(address: "0x1", scan: $n) { balance } }', { n: 6000 })[0]).toMatch(
       /blocks/,
     );
+  });
+
+  it('allows one contract document per operation: a second (an alias, or the other document) is refused', () => {
+    expect(messages('{ contractOpenApi(id: "1") node(id: "1") { id } }')).toEqual([]);
+    expect(messages('{ contractSwagger(id: "1") }')).toEqual([]);
+    for (const source of [
+      '{ a: contractOpenApi(id: "1") b: contractOpenApi(id: "1") }',
+      '{ contractOpenApi(id: "1") contractSwagger(id: "1") }',
+      '{ ...F ...F } fragment F on Query { a: contractSwagger(id: "1") }',
+    ]) {
+      expect(messages(source)[0]).toMatch(/2 contract documents .* at most 1 per operation/);
+    }
+    // @include with a variable: measured by the call's variables.
+    const pipeline = createGraphQLPipeline(schema);
+    const q = 'query($b: Boolean!) { a: contractOpenApi(id: "1") b: contractOpenApi(id: "2") @include(if: $b) }';
+    expect(pipeline.admit(q, { b: false }).document).toBeDefined();
+    expect(pipeline.admit(q, { b: true }).errors?.[0]?.message).toMatch(/contract documents/);
   });
 
   it('remembers admitted documents and still measures each call by its variables', () => {

@@ -28,6 +28,12 @@ export const MAX_QUERY_DIRECTIVES = 50;
 export const MAX_QUERY_COMPLEXITY = 1000;
 /** Most blocks one operation may make the service read from a node (docs/api.md, "Conventions"). */
 export const MAX_CHAIN_BLOCK_READS = 5000;
+/**
+ * Most contract documents (`contractOpenApi`, `contractSwagger`) one operation may ask for: each is up
+ * to megabytes, and every further one is serialised on the event loop (docs/api.md, "GraphQL
+ * specifics"; 20 aliases of the largest held it 1.9 s).
+ */
+export const MAX_CONTRACT_DOCUMENTS = 1;
 /** Most nodes the cost estimator walks; a document over it cannot be measured and is refused. */
 const MAX_COST_NODES = 10_000;
 
@@ -98,6 +104,10 @@ const chainReadsEstimator: ComplexityEstimator = ({ type, field, args, childComp
   return (typeof reads === 'function' ? reads(args) : reads) + childComplexity;
 };
 
+const CONTRACT_DOCUMENT_FIELDS = new Set(['Query.contractOpenApi', 'Query.contractSwagger']);
+const contractDocumentsEstimator: ComplexityEstimator = ({ type, field, childComplexity }) =>
+  (CONTRACT_DOCUMENT_FIELDS.has(`${type.name}.${field.name}`) ? 1 : 0) + childComplexity;
+
 /** A refusal of the pipeline: the caller's document, answered with VALIDATION_FAILED. */
 const refusal = (message: string) => new GraphQLError(message);
 
@@ -123,7 +133,7 @@ const STATIC_RULES: ValidationRule[] = [
 const LINEAR_RULES = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
 
 /**
- * The cost limits: fields selected and blocks read from a node. A document the estimator cannot
+ * The cost limits: fields selected, blocks read from a node and contract documents. A document the estimator cannot
  * measure (over its node limit, fragments it cannot follow) is refused, never let through.
  */
 export function assertCost(
@@ -158,6 +168,12 @@ export function assertCost(
   if (blocks > MAX_CHAIN_BLOCK_READS) {
     throw refusal(
       `The operation may read ${blocks} blocks from the node, over the limit of ${MAX_CHAIN_BLOCK_READS} for one operation`,
+    );
+  }
+  const documents = measure([contractDocumentsEstimator]);
+  if (documents > MAX_CONTRACT_DOCUMENTS) {
+    throw refusal(
+      `The operation asks for ${documents} contract documents (contractOpenApi, contractSwagger); at most ${MAX_CONTRACT_DOCUMENTS} per operation`,
     );
   }
 }
