@@ -357,6 +357,24 @@ describe('chain data anyone can write: calldata and logs', () => {
     expect(maxHoldMs).toBeLessThan(100);
   });
 
+  it('shows the calldata bomb to 100 GraphQL aliases of the transaction without multiplying the loop hold', async () => {
+    // Each alias decodes the call on its own, and stops at its 100,000 elements.
+    const fields = Array.from(
+      { length: 100 },
+      (_, i) => `t${i}: transaction(hash: $h, network: testnet) { transaction { input method { name } } }`,
+    ).join(' ');
+    const document = `query($h: String!) { ${fields} }`;
+    const ask = () => api.graphql(document, { h: takeHash });
+    // Admitted and compiled before it is measured: what is measured is the decoding.
+    for (let i = 0; i < 2; i++) expect((await ask()).status).toBe(200);
+    const { result: res, maxHoldMs } = await held('GraphQL, 100 aliases of the calldata bomb transaction', ask);
+    expect(res.body.errors).toBeUndefined();
+    const answers = Object.values(res.body.data) as Array<{ transaction: { input: string; method: unknown } }>;
+    expect(answers).toHaveLength(100);
+    for (const a of answers) expect(a.transaction).toEqual({ input: bombCalldata(385, 385), method: null });
+    expect(maxHoldMs).toBeLessThan(100);
+  });
+
   it('shows a log whose data is a bomb undecoded, with its raw data, < 100 ms of the loop', async () => {
     const { result: res, maxHoldMs } = await held('explorer tx, log bomb', () =>
       api.get(`/api/explorer/tx/${blastHash}?network=testnet`),
