@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Interface, Wallet, type JsonRpcProvider } from 'ethers';
+import { createClient } from 'graphql-ws';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { leastLoopHoldCpuMs } from './kit/cpu-time';
 import { deployRegistered, newKey, type DeployedContract } from './kit/flows';
@@ -275,6 +276,7 @@ describe('revert data', () => {
 describe('chain data anyone can write: calldata and logs', () => {
   let takeHash: string;
   let blastHash: string;
+  let blastBlock: number;
   /** Webhook messages received, by the receiver below. */
   const messages: any[] = [];
   let receiver: http.Server;
@@ -323,9 +325,10 @@ describe('chain data anyone can write: calldata and logs', () => {
       for (let i = 0; i < 300 && !messages.some((m) => m.data?.transactionHash === blasted.body.txHash); i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      return blasted.body.txHash as string;
+      return { hash: blasted.body.txHash as string, block: blasted.body.blockNumber as number };
     });
-    blastHash = run.result;
+    blastHash = run.result.hash;
+    blastBlock = run.result.block;
     fanOutHoldMs = run.maxHoldMs;
   }, 120_000);
 
@@ -400,6 +403,39 @@ describe('chain data anyone can write: calldata and logs', () => {
     });
     expect((res.body.items[0].data.length - 2) / 2).toBe(96 + 32 * 770);
     expect(maxHoldMs).toBeLessThan(100);
+  });
+
+  it('pushes the log bomb to a contractEvents subscription undecoded (decoded: false, raw data), < 100 ms of the loop', async () => {
+    const ws = createClient({
+      url: `${stack.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { 'x-api-key': key },
+    });
+    try {
+      const { result: pushed, maxHoldMs } = await held('contractEvents subscription, log bomb', async () => {
+        const events = ws.iterate<{ contractEvents: Record<string, unknown> }>({
+          query: `subscription($id: ID!, $from: Int) {
+            contractEvents(contractId: $id, event: "Blast", fromBlock: $from) { event signature args decoded data transactionHash } }`,
+          variables: { id: hostile.id, from: blastBlock },
+        });
+        const first = await events.next();
+        await events.return?.();
+        return first.value;
+      });
+      expect(pushed.errors).toBeUndefined();
+      expect(pushed.data!.contractEvents).toMatchObject({
+        event: 'Blast',
+        signature: 'Blast(uint256[][])',
+        args: {},
+        decoded: false,
+        transactionHash: blastHash,
+      });
+      expect(((pushed.data!.contractEvents.data as string).length - 2) / 2).toBe(96 + 32 * 770);
+      expect(maxHoldMs).toBeLessThan(100);
+    } finally {
+      await ws.dispose();
+    }
   });
 
   it('gives a page 100,000 decoded elements in all: of two logs of 90,301 elements the second is shown undecoded', async () => {
