@@ -273,6 +273,65 @@ describe('revert data', () => {
   });
 });
 
+/** A constructor that reverts with the bomb as a custom error: refused by the deployment's simulation. */
+const HOSTILE_CONSTRUCTOR_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract HostileConstructor {
+    error Boom(uint256[][] data);
+
+    constructor(uint256 outer, uint256 inner) {
+        bytes memory b = new bytes(96 + 32 * outer + 32 * inner);
+        assembly {
+            let p := add(b, 32)
+            mstore(p, 32)
+            mstore(add(p, 32), outer)
+            let heads := add(p, 64)
+            for { let i := 0 } lt(i, outer) { i := add(i, 1) } { mstore(add(heads, mul(i, 32)), mul(outer, 32)) }
+            let arr := add(heads, mul(outer, 32))
+            mstore(arr, inner)
+            for { let i := 0 } lt(i, inner) { i := add(i, 1) } { mstore(add(arr, mul(add(i, 1), 32)), i) }
+        }
+        bytes memory data = abi.encodePacked(Boom.selector, b);
+        assembly { revert(add(data, 32), mload(data)) }
+    }
+}
+`;
+
+describe('deployment simulation', () => {
+  it('refuses a constructor reverting with a bomb with 422 RESULT_TOO_LARGE, nothing stored, < 100 ms of the loop', async () => {
+    const deploy = (constructorArgs: string[]) =>
+      api.post(
+        '/api/devportal/contracts/deploy',
+        { source: HOSTILE_CONSTRUCTOR_SOURCE, constructorArgs },
+        { token: dev.token },
+      );
+    // Compiled once before anything is measured: what is measured is the simulation's revert.
+    const small = await deploy(['2', '3']);
+    expect(small.status).toBe(422);
+    expect(small.body.error.code).toBe('EXECUTION_REVERTED');
+    expect(small.body.error.details.error).toEqual({
+      name: 'Boom',
+      signature: 'Boom(uint256[][])',
+      args: [
+        [
+          ['0', '1', '2'],
+          ['0', '1', '2'],
+        ],
+      ],
+    });
+    const { result: res, maxHoldMs } = await held('deploy, constructor reverting with a bomb', () =>
+      deploy(['400', '400']),
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('RESULT_TOO_LARGE');
+    expect(res.body.error.details).toMatchObject({ limit: 262_144, elementLimit: 100_000 });
+    expect(maxHoldMs).toBeLessThan(100);
+    const mine = await api.get(`/api/devportal/developers/${dev.developerId}/contracts`, { token: dev.token });
+    expect(JSON.stringify(mine.body)).not.toContain('HostileConstructor');
+  });
+});
+
 describe('chain data anyone can write: calldata and logs', () => {
   let takeHash: string;
   let blastHash: string;
