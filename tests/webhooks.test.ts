@@ -856,6 +856,8 @@ describe('production mode (SSRF)', () => {
         ['http://[fe80::1]/h', /linkLocal/],
         ['http://[fc00::1]/h', /uniqueLocal/],
         ['http://[::ffff:127.0.0.1]/h', /loopback/],
+        // IPv4-compatible: WHATWG writes it [::7f00:1], which ipaddr.js calls unicast.
+        ['http://[::127.0.0.1]/h', /::7f00:1 is outside global unicast \(2000::\/3\)/],
         ['http://0.0.0.0/h', /unspecified/],
         ['http://100.64.0.1/h', /carrierGradeNat/],
         ['https://no-such-host.invalid/h', /does not resolve/],
