@@ -287,6 +287,26 @@ describe('ChainRegistry', () => {
     expect(error.message).toBe('The testnet node did not answer (timeout after 100 ms)');
   });
 
+  it("cuts a node's long error message to 4 KiB before ethers quotes it (docs/api.md, Hostile chain data)", async () => {
+    const registry = await connect({ testnet: testnet.url });
+    const payload = { jsonrpc: '2.0' as const, id: 1, method: 'eth_sendRawTransaction', params: ['0x00'] };
+    const long = `refused: ${'é'.repeat(100_000)}`;
+    const error = registry.provider('testnet').getRpcError(payload, {
+      id: 1,
+      error: { code: -32000, message: long },
+    }) as Error & { error?: { message?: string } };
+    const quoted = error.error?.message ?? '';
+    expect(Buffer.byteLength(quoted)).toBeLessThanOrEqual(4096);
+    expect(quoted).toMatch(/^refused: (é)+…$/);
+    expect(Buffer.byteLength(error.message)).toBeLessThan(16 * 1024);
+    // A short message is passed on as the node wrote it.
+    const short = registry.provider('testnet').getRpcError(payload, {
+      id: 1,
+      error: { code: -32000, message: 'refused: short' },
+    }) as Error & { error?: { message?: string } };
+    expect(short.error?.message).toBe('refused: short');
+  });
+
   it('refuses every network after destroy()', async () => {
     const registry = await connect({ testnet: testnet.url, mainnet: mainnet.url });
     registry.destroy();
