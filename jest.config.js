@@ -34,6 +34,8 @@ const SERIAL = [
   'tests/project/npm-start.test.ts',
   // The zero-config service, embedded PostgreSQL on its default port.
   'tests/process.test.ts',
+  // The same as root from a project inside a 0700 directory (its PostgreSQL binaries copied aside).
+  'tests/project/closed-clone-start.test.ts',
   // liveBlocks within 100 ms of the node mining each block (node WebSocket).
   'tests/live-latency.test.ts',
   // The chain watcher publishes within 100 ms of the node's announcement, polls within 250 ms.

@@ -36,6 +36,11 @@ describe('documentation pages over HTTP', () => {
     for (const link of ['/graphql', '/docs', '/api/devportal/openapi.json', '/api/explorer/openapi.json']) {
       expect(body).toContain(`href="${link}"`);
     }
+    // Styled by its own sheet in the page (no CSP forbids it on the documents), light and dark.
+    const style = /<style>([^<]*)<\/style>/.exec(body)?.[1] ?? '';
+    expect(style).toContain('.cards{');
+    expect(style).toContain('prefers-color-scheme:dark');
+    expect(res.headers.get('content-security-policy')).toBeNull();
   });
 
   it('/docs/rpc shows the JSON-RPC door with cast, viem and ethers, linked from the start page', async () => {

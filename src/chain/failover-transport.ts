@@ -77,6 +77,8 @@ class Endpoint {
     timeoutMs: number,
     opts: RpcTransportOptions,
     private readonly expectedChainId: bigint,
+    /** Told of the chain-id exchange like of any other (a node down from the start fails here first). */
+    private readonly observe: (host: string, seconds: number, failed: boolean) => void,
   ) {
     this.transport = new RpcTransport(url, timeoutMs, opts);
     this.host = new URL(url).host;
@@ -91,10 +93,17 @@ class Endpoint {
   }
 
   private async askChainId(): Promise<void> {
-    const [answer] = await this.transport.send({ jsonrpc: '2.0', id: 0, method: 'eth_chainId', params: [] });
-    if (!answer || !('result' in answer) || typeof answer.result !== 'string') {
-      throw new Error('the node did not report its chain id');
-    }
+    const started = performance.now();
+    const answer = await this.transport.send({ jsonrpc: '2.0', id: 0, method: 'eth_chainId', params: [] }).then(
+      ([first]) => first,
+      (err: unknown) => {
+        this.observe(this.host, (performance.now() - started) / 1000, true);
+        throw err;
+      },
+    );
+    const usable = answer !== undefined && 'result' in answer && typeof answer.result === 'string';
+    this.observe(this.host, (performance.now() - started) / 1000, !usable);
+    if (!usable) throw new Error('the node did not report its chain id');
     const actual = BigInt(answer.result);
     if (actual !== this.expectedChainId) {
       this.wrongChainId = Number(actual);
@@ -125,7 +134,12 @@ export class FailoverTransport {
     /** Told once per node found on the wrong chain. */
     private readonly onWrongChainId: (host: string, actualChainId: number) => void,
   ) {
-    this.endpoints = urls.map((url) => new Endpoint(url, timeoutMs, opts, expectedChainId));
+    this.endpoints = urls.map(
+      (url) =>
+        new Endpoint(url, timeoutMs, opts, expectedChainId, (host, seconds, failed) =>
+          this.observer?.(host, seconds, failed),
+        ),
+    );
   }
 
   /** Hosts of the nodes (never the URLs: they may carry credentials). */

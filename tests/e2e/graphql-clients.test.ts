@@ -7,9 +7,10 @@ import { sqlRows, startStack, type Stack } from '../kit/stack';
 /*
  * GraphQL for every client (docs/api.md, "Three faces of one schema" and "GraphQL specifics"): the
  * clients integrators use, each with its defaults, against the running service. urql sends queries
- * over GET without a content-type (preferGetMethod 'within-url-limit'), graphql-request with
- * `method: 'GET'` likewise, Apollo Client with useGETForQueries; contract reads travel as the query
- * readContract and are cached by the clients.
+ * over GET without a content-type (preferGetMethod 'within-url-limit'); graphql-request and Apollo
+ * Client with theirs send POST with application/json, and over GET (graphql-request's
+ * `method: 'GET'`, Apollo's useGETForQueries) likewise without a content-type; contract reads
+ * travel as the query readContract and are cached by the clients.
  */
 
 // Apollo Client and graphql-request are ECMAScript modules: loaded with import() (jest gives it their
@@ -197,6 +198,55 @@ describe('graphql-request with method GET', () => {
       expect(body.errors[0]!.message).toMatch(/GET requests only support query operations/);
     }
     expect(await challenges()).toBe(before + 1);
+  });
+});
+
+describe('graphql-request and Apollo Client with their defaults (POST, application/json)', () => {
+  it('graphql-request runs a query, readContract and a mutation', async () => {
+    const reference = await queryContract('totalSupply');
+    const c = new graphqlRequest.GraphQLClient(`${stack.url}/graphql`, {
+      headers: { 'x-api-key': apiKey },
+      fetch: recordingFetch,
+    });
+    const { result, requests } = await requestsOf(() => c.request(READ, { id: token.id, method: 'totalSupply' }));
+    expect(result).toEqual({ readContract: sameRead(reference) });
+    expect(requests.map((r) => [r.method, r.headers['content-type']])).toEqual([['POST', 'application/json']]);
+    const mutated: unknown = await c.request(QUERY, { id: token.id, method: 'symbol' });
+    expect(mutated).toEqual({ queryContract: { result: 'TST', blockNumber: expect.any(Number) } });
+    // The request error carries the API's code.
+    const refused = await new graphqlRequest.GraphQLClient(`${stack.url}/graphql`, { fetch: recordingFetch })
+      .request(READ, { id: token.id, method: 'totalSupply' })
+      .catch((err: { response?: { errors?: Array<{ extensions?: { code?: string } }> } }) => err);
+    expect(
+      (refused as { response?: { errors?: Array<{ extensions?: { code?: string } }> } }).response?.errors?.[0]
+        ?.extensions?.code,
+    ).toBe('INVALID_API_KEY');
+  });
+
+  it('Apollo Client reads a contract over POST, then from its cache, and sees INVALID_NETWORK', async () => {
+    const reference = await queryContract('balanceOf', [holder]);
+    const c = new apolloClient.ApolloClient({
+      link: new apolloClient.HttpLink({
+        uri: `${stack.url}/graphql`,
+        headers: { 'x-api-key': apiKey },
+        fetch: recordingFetch,
+      }),
+      cache: new apolloClient.InMemoryCache(),
+    });
+    const read = () =>
+      c.query({ query: apolloClient.gql(READ), variables: { id: token.id, method: 'balanceOf', args: [holder] } });
+    const first = await requestsOf(read);
+    expect(first.result.data).toEqual({ readContract: { __typename: 'GatewayQueryResult', ...sameRead(reference) } });
+    expect(first.requests.map((r) => [r.method, r.headers['content-type']])).toEqual([['POST', 'application/json']]);
+    const again = await requestsOf(read);
+    expect(again.result.data).toEqual(first.result.data);
+    expect(again.requests).toEqual([]);
+    const refused = await c
+      .query({ query: apolloClient.gql('{ networkStatus(network: foonet) { network } }') })
+      .catch((err: unknown) => err);
+    expect((refused as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code).toBe(
+      'INVALID_NETWORK',
+    );
   });
 });
 
