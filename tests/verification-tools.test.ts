@@ -1,15 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- Etherscan-shaped answers are asserted field by field */
 import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,8 +13,11 @@ import { startStack, type Stack } from './kit/stack';
 
 // `forge verify-contract` (npm @foundry-rs/forge) against the Etherscan-compatible API
 // (docs/api.md, "Etherscan-compatible API"), offline: forge compiles with solc-js through
-// tests/kit/solc-cli.cjs (no svm download), deploys with `forge create` through the service's JSON-RPC door and verifies with
-// `--verifier etherscan` and `--verifier blockscout`, each with `--verifier-url`.
+// tests/kit/solc-cli.cjs (no svm download), deploys with `forge create` through the service's
+// JSON-RPC door and verifies with `--verifier etherscan` and `--verifier blockscout`, each with
+// `--verifier-url`. verify-contract takes its compiler from svm's directory (a release missing
+// there is downloaded): forge runs with a HOME of its own whose ~/.svm/0.8.20/solc-0.8.20 is
+// that same solc command line.
 
 const run = promisify(execFile);
 const FORGE = process.env.FORGE_BIN ?? path.resolve(__dirname, '../node_modules/.bin/forge');
@@ -59,15 +53,18 @@ contract Counter {
 
 let stack: Stack;
 let project: string;
+/** forge's HOME: ~/.svm holds the solc 0.8.20 that verify-contract looks for. */
+let home: string;
 /** The service's JSON-RPC door with a write key: how teams deploy with their tools. */
 let doorUrl: string;
 
+/** forge's output; npm's `forge` wrapper exits 0 whatever forge's status, so tests read the output. */
 async function forge(args: string[]): Promise<{ code: number; out: string }> {
   try {
     const { stdout, stderr } = await run(FORGE, args, {
       cwd: project,
       timeout: 180_000,
-      env: { ...process.env, FOUNDRY_DISABLE_NIGHTLY_WARNING: '1', NO_COLOR: '1' },
+      env: { ...process.env, HOME: home, FOUNDRY_DISABLE_NIGHTLY_WARNING: '1', NO_COLOR: '1' },
     });
     return { code: 0, out: `${stdout}\n${stderr}` };
   } catch (e: any) {
@@ -91,63 +88,38 @@ async function deploy(start: bigint): Promise<string> {
   return /Deployed to: (0x[0-9a-fA-F]{40})/.exec(res.out)![1]!;
 }
 
-/** forge's standard-JSON input of the last build (out/build-info), as verify-contract submits it. */
-function forgeStandardJson(): string {
-  const dir = path.join(project, 'out/build-info');
-  const newest = readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => ({ f, t: statSync(path.join(dir, f)).mtimeMs }))
-    .sort((a, b) => b.t - a.t)[0]!;
-  const file = newest.f;
-  const info = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
-  const { language, sources, settings } = info.input;
-  return JSON.stringify({ language, sources, settings });
-}
-
 /**
- * forge verify-contract's wire (crates/verify/src/etherscan): a form POST of these fields, with
- * `chainid` in the URL on Etherscan's v2 base URL, then GETs of checkverifystatus until the
- * result is no longer "Pending in queue".
+ * `forge verify-contract --watch` as a team runs it. `--compiler-version` with its commit and
+ * `--compilation-profile default` keep forge offline: with a plain version (or the one the build
+ * cache keys its artifacts by) forge resolves the commit from
+ * https://binaries.soliditylang.org/bin/list.txt before submitting.
  */
-async function forgeWire(
+function verifyContract(
   address: string,
   start: bigint,
-  base: 'shared' | 'network',
-): Promise<{ submit: any; status: any }> {
-  const url =
-    base === 'shared'
-      ? `${stack.url}/api/explorer/etherscan/api?chainid=17991`
-      : `${stack.url}/api/explorer/etherscan/testnet/api`;
-  const form = new URLSearchParams({
-    apikey: 'unused',
-    module: 'contract',
-    action: 'verifysourcecode',
-    contractaddress: address,
-    sourceCode: forgeStandardJson(),
-    codeformat: 'solidity-standard-json-input',
-    contractname: 'src/Counter.sol:Counter',
-    compilerversion: 'v0.8.20+commit.a1b79de6',
-    constructorArguements: AbiCoder.defaultAbiCoder().encode(['uint256'], [start]).slice(2),
-  });
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  expect(res.status).toBe(200);
-  const submit = await res.json();
-  if (submit.status !== '1') return { submit, status: null };
-  const sep = url.includes('?') ? '&' : '?';
-  for (let i = 0; i < 300; i++) {
-    const check = await fetch(
-      `${url}${sep}${new URLSearchParams({ apikey: 'unused', module: 'contract', action: 'checkverifystatus', guid: submit.result })}`,
-    );
-    expect(check.status).toBe(200);
-    const status = await check.json();
-    if (status.result !== 'Pending in queue') return { submit, status };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('verification still pending');
+  verifier: 'etherscan' | 'blockscout',
+  extra: string[] = [],
+): Promise<{ code: number; out: string }> {
+  const target =
+    verifier === 'etherscan'
+      ? ['--verifier', 'etherscan', '--verifier-url', `${stack.url}/api/explorer/etherscan/api?chainid=17991`]
+      : ['--verifier', 'blockscout', '--verifier-url', `${stack.url}/api/explorer/etherscan/testnet/api`];
+  return forge([
+    'verify-contract',
+    address,
+    'src/Counter.sol:Counter',
+    '--chain',
+    '17991',
+    ...target,
+    '--compiler-version',
+    'v0.8.20+commit.a1b79de6',
+    '--compilation-profile',
+    'default',
+    '--constructor-args',
+    AbiCoder.defaultAbiCoder().encode(['uint256'], [start]),
+    '--watch',
+    ...extra,
+  ]);
 }
 
 beforeAll(async () => {
@@ -158,6 +130,11 @@ beforeAll(async () => {
   const key = await newKey(api, dev, { name: 'deployer', scopes: ['read', 'write'] });
   doorUrl = `${stack.url}/rpc/testnet/${key.apiKey}`;
   project = mkdtempSync(path.join(tmpdir(), 'forge-verify-'));
+  home = mkdtempSync(path.join(tmpdir(), 'forge-home-'));
+  const svmSolc = path.join(home, '.svm/0.8.20/solc-0.8.20');
+  mkdirSync(path.dirname(svmSolc), { recursive: true });
+  writeFileSync(svmSolc, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(SOLC_CLI)} "$@"\n`);
+  chmodSync(svmSolc, 0o755);
   mkdirSync(path.join(project, 'src'));
   writeFileSync(path.join(project, 'src/Counter.sol'), COUNTER);
   writeFileSync(
@@ -173,6 +150,10 @@ beforeAll(async () => {
       'optimizer = true',
       'optimizer_runs = 200',
       '',
+      // forge takes the API key of a chain it does not know from here, not from --etherscan-api-key.
+      '[etherscan]',
+      `qbft = { key = "unused", chain = 17991, url = "${stack.url}/api/explorer/etherscan/api?chainid=17991" }`,
+      '',
     ].join('\n'),
   );
   const build = await forge(['build', '--build-info']);
@@ -182,25 +163,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   if (project) rmSync(project, { recursive: true, force: true });
+  if (home) rmSync(home, { recursive: true, force: true });
 });
 
-// `forge verify-contract` itself cannot run offline: before submitting (and even for
-// --show-standard-json-input) it resolves the compiler's commit by downloading
-// https://binaries.soliditylang.org/bin/list.txt (ensure_solc_build_metadata ->
-// lookup_compiler_version), whatever --compiler-version says. So forge builds and deploys here,
-// and its verification wire is replayed with its build's standard JSON.
-describeForge("forge-built contracts verified over forge verify-contract's wire", () => {
-  it('shared base URL (chainid in the URL, the rest in the form): Pass - Verified, then already verified; the explorer decodes it', async () => {
+describeForge('forge verify-contract against the Etherscan-compatible API', () => {
+  it('--verifier etherscan on the shared base URL: verified, then already verified; the explorer decodes it', async () => {
     const address = await deploy(5n);
-    const first = await forgeWire(address, 5n, 'shared');
-    expect(first.submit).toMatchObject({ status: '1', message: 'OK' });
-    expect(first.status).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
-    const again = await forgeWire(address, 5n, 'shared');
-    // forge reports "already verified" on exactly this result.
-    expect(again.submit).toEqual({ status: '0', message: 'NOTOK', result: 'Contract source code already verified' });
+    const first = await verifyContract(address, 5n, 'etherscan');
+    expect(first.out).toMatch(/Response: `OK`\s+Details: `Pass - Verified`/);
+    expect(first.out).toMatch(/Contract successfully verified/);
+    // forge asks getabi first and stops on a verified ABI.
+    const again = await verifyContract(address, 5n, 'etherscan');
+    expect(again.out).toMatch(/is already verified\. Skipping verification\./);
+    // Submitting anyway: forge reports "already verified" on the API's exact words.
+    const forced = await verifyContract(address, 5n, 'etherscan', ['--skip-is-verified-check']);
+    expect(forced.out).toMatch(/Contract source code already verified/);
 
     const body = await (await fetch(`${stack.url}/api/explorer/address/${address}/contract?network=testnet`)).json();
-    expect(body.contract).toMatchObject({ name: 'Counter', match: 'full', compilerVersion: 'v0.8.20+commit.a1b79de6' });
+    expect(body.contract).toMatchObject({
+      name: 'Counter',
+      match: 'full',
+      compilerVersion: 'v0.8.20+commit.a1b79de6',
+      constructorArgs: AbiCoder.defaultAbiCoder().encode(['uint256'], [5n]).slice(2),
+    });
     expect(body.contract.sources['src/Counter.sol']).toBe(COUNTER);
 
     const wallet = new Wallet(ANVIL_KEYS[2]!, providerOf(stack, 'testnet'));
@@ -211,23 +196,23 @@ describeForge("forge-built contracts verified over forge verify-contract's wire"
     expect(seen.transaction.logs[0].decoded).toMatchObject({ event: 'Incremented', args: { number: '6' } });
   }, 300_000);
 
-  it('network base URL (the --verifier blockscout form): Pass - Verified', async () => {
+  it('--verifier blockscout on the network base URL: verified, then already verified', async () => {
     const address = await deploy(7n);
-    const res = await forgeWire(address, 7n, 'network');
-    expect(res.status).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    const first = await verifyContract(address, 7n, 'blockscout');
+    expect(first.out).toMatch(/Details: `Pass - Verified`/);
+    const again = await verifyContract(address, 7n, 'blockscout');
+    expect(again.out).toMatch(/is already verified\. Skipping verification\./);
   }, 300_000);
 
   it('a wrong source fails with the reason', async () => {
     const address = await deploy(8n);
     writeFileSync(path.join(project, 'src/Counter.sol'), COUNTER.replace('number++;', 'number += 2;'));
     try {
-      const build = await forge(['build', '--build-info']);
-      expect(build.out).toMatch(/Compiler run successful/);
-      const res = await forgeWire(address, 8n, 'shared');
-      expect(res.status.status).toBe('0');
-      expect(res.status.result).toBe(
-        'Fail - Unable to verify. the compiled runtime code is 308 bytes long, the code at the address 305 bytes',
+      const res = await verifyContract(address, 8n, 'etherscan');
+      expect(res.out).toContain(
+        'Details: `Fail - Unable to verify. the compiled runtime code is 308 bytes long, the code at the address 305 bytes`',
       );
+      expect(res.out).toMatch(/Checking verification result failed[\s\S]*Contract verification failed/);
     } finally {
       writeFileSync(path.join(project, 'src/Counter.sol'), COUNTER);
     }

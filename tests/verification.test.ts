@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- Etherscan-shaped answers are asserted field by field */
+import { gzipSync } from 'node:zlib';
 import { AbiCoder, Contract, ContractFactory, Interface, Wallet } from 'ethers';
 import { ANVIL_KEYS, fund, providerOf } from './kit/chain';
 import { leastLoopHoldCpuMs } from './kit/cpu-time';
@@ -696,6 +697,78 @@ describe('the Etherscan-compatible base URLs', () => {
     );
     expect(net.status).toBe(200);
     expect(net.body.status).toBe('0');
+  });
+
+  it('every refusal is HTTP 200 JSON with status "0": bad parameters, wrong chainid, compressed, JSON and oversized bodies', async () => {
+    const testnet = `${stack.url}/api/explorer/etherscan/testnet/api`;
+    const shared = `${stack.url}/api/explorer/etherscan/api`;
+    const notOk = (result: unknown) => ({ status: 200, body: { status: '0', message: 'NOTOK', result } });
+    const submit = {
+      module: 'contract',
+      action: 'verifysourcecode',
+      contractaddress: wallet.address,
+      sourceCode: SINGLE,
+      codeformat: 'solidity-single-file',
+      contractname: 'Single',
+      compilerversion: VERSION,
+    };
+    expect(await etherscan({ module: 'contract', action: 'getabi', address: '0x1234' })).toEqual(
+      notOk('Invalid Address format'),
+    );
+    expect(await etherscan({ ...submit, contractaddress: 'nope' }, { method: 'POST' })).toEqual(
+      notOk('Invalid contractaddress format'),
+    );
+    expect(await etherscan({ ...submit, codeformat: 'vyper' }, { method: 'POST' })).toEqual(
+      notOk('codeformat must be solidity-standard-json-input or solidity-single-file'),
+    );
+    expect(await etherscan({ ...submit, sourceCode: '' }, { method: 'POST' })).toEqual(notOk('Missing sourceCode'));
+    expect(await etherscan({ ...submit, constructorArguements: 'zz' }, { method: 'POST' })).toEqual(
+      notOk('constructorArguements must be hex'),
+    );
+    expect(
+      await etherscan({ module: 'account', action: 'txlist', address: wallet.address, page: '2', offset: '10000' }),
+    ).toEqual(notOk('Result window is too large, PageNo x Offset size must be less than or equal to 10000'));
+    expect(await etherscan({ module: 'logs', action: 'getLogs', fromBlock: '5', toBlock: '4' })).toEqual(
+      notOk('fromBlock and toBlock must be block numbers, fromBlock first'),
+    );
+    expect(await etherscan({ module: 'proxy', action: 'eth_sendRawTransaction', hex: '0x00' })).toEqual(
+      notOk('Error! Missing Or invalid Action name'),
+    );
+    // The proxy module refuses in JSON-RPC's shape, still HTTP 200.
+    expect(await etherscan({ module: 'proxy', action: 'eth_getCode', address: '0x12' })).toEqual({
+      status: 200,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'address must be 20 bytes of hex' } },
+    });
+    expect(
+      await etherscan({ module: 'proxy', action: 'eth_blockNumber' }, { base: shared, query: { chainid: '1' } }),
+    ).toEqual(notOk('Missing or unsupported chainid parameter (17991 testnet, 1991 mainnet)'));
+    expect(await etherscan({ module: 'proxy', action: 'eth_blockNumber', chainid: '1991' })).toEqual(
+      notOk("chainid 1991 is not the testnet's (17991)"),
+    );
+
+    const post = async (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>) => {
+      const res = await fetch(testnet, { method: 'POST', headers, body });
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      return { status: res.status, body: await res.json() };
+    };
+    const form = new URLSearchParams({ module: 'proxy', action: 'eth_blockNumber' }).toString();
+    expect(
+      await post(new Uint8Array(gzipSync(form)), {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-encoding': 'gzip',
+      }),
+    ).toEqual(notOk('the request body must not be compressed'));
+    // A JSON body is not read as parameters.
+    expect(
+      await post(JSON.stringify({ module: 'proxy', action: 'eth_blockNumber' }), {
+        'content-type': 'application/json',
+      }),
+    ).toEqual(notOk('Error! Missing Or invalid Module name / Action name'));
+    expect(
+      await post(`${form}&sourceCode=${'a'.repeat(1024 * 1024)}`, {
+        'content-type': 'application/x-www-form-urlencoded',
+      }),
+    ).toEqual(notOk('the request body is over 1048576 bytes'));
   });
 });
 
