@@ -484,6 +484,9 @@ describe('timeoutSeconds', () => {
       await node('evm_mine');
       expect(await provider.getTransactionReceipt(res.body.txHash)).toBeNull();
       expect(await provider.getTransactionCount(dev.walletAddress, 'latest')).toBe(start + 1);
+      // The no-op that took its nonce is the service's, not the key's: the key spent nothing.
+      await trackerPass(stack);
+      expect((await listItem(k.id)).spentTodayWei).toBe('0');
     } finally {
       await node('evm_setAutomine', [automine]);
       await node('evm_setIntervalMining', [interval]);

@@ -44,6 +44,11 @@ describe('GET /developers/{id}/transactions', () => {
     expect(items.map((i) => i.kind)).toEqual(['invoke', 'invoke', 'invoke', 'deploy', 'deploy', 'faucet']);
     expect(items.slice(0, 3).map((i) => i.id)).toEqual([...invokes].reverse());
     expect(items[0]).toMatchObject({ status: 'success', contractId: other.id, network: 'testnet' });
+    // Every record, whatever its kind, carries its history: accepted, signed, mined.
+    for (const item of items) {
+      expect(item.history.map((h: any) => h.status)).toEqual(['queued', 'pending', 'success']);
+      expect(item.history[2].txHash).toBe(item.txHash);
+    }
     expect(res.body.nextCursor).toBeNull();
   });
 
