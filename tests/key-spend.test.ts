@@ -260,6 +260,30 @@ describe('the JSON-RPC door', () => {
     await provider.waitForTransaction(ok.result as string);
   });
 
+  it('a contract creation (a deploy through the door) meets the caps as any raw transaction', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[1]!);
+    const k = await newKey(api, dev, { spend: { maxGasPerDay: '60000' } });
+    const start = await provider.getTransactionCount(wallet.address, 'pending');
+    // Init code that deploys an empty contract: PUSH1 0 PUSH1 0 RETURN.
+    const sign = (gasLimit: bigint) =>
+      wallet.signTransaction({
+        data: '0x60006000f3',
+        nonce: start,
+        gasLimit,
+        gasPrice: 10_000_000_000n,
+        chainId: 17991n,
+      });
+    const over = await sendRaw(k.apiKey, await sign(60_001n));
+    expect(over.error).toMatchObject({
+      code: -32003,
+      data: { limit: 'maxGasPerDay', max: '60000', requested: '60001' },
+    });
+    expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+    const ok = await sendRaw(k.apiKey, await sign(60_000n));
+    expect(ok.result).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await provider.waitForTransaction(ok.result as string))?.contractAddress).toMatch(/^0x/);
+  });
+
   it('over the door’s WebSocket too: a raw transaction past a cap is refused, one within it relayed', async () => {
     const wallet = new Wallet(ANVIL_KEYS[2]!);
     const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '100' } });
