@@ -380,10 +380,12 @@ describe('cancel of a pending transaction on a zero-price network (Besu front, Q
 });
 
 describe('cancel of a pending transaction behind a Besu-faithful front with fees (min gas price 2 gwei)', () => {
+  /** The service's fee cap on this network (TESTNET_MAX_FEE_PER_GAS_WEI): 50 gwei. */
+  const FEE_CAP = 50_000_000_000n;
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({}, { minGasPrice: BESU_MIN_GAS_PRICE });
+    stack = await startStack({ TESTNET_MAX_FEE_PER_GAS_WEI: FEE_CAP.toString() }, { minGasPrice: BESU_MIN_GAS_PRICE });
   }, 180_000);
   afterAll(async () => {
     await stack?.stop();
@@ -445,6 +447,32 @@ describe('cancel of a pending transaction behind a Besu-faithful front with fees
       // One timer again, whatever the passes above left running.
       await tracker.stop();
       tracker.start();
+      provider.destroy();
+    }
+  }, 180_000);
+  it('a pending transaction priced at the service’s fee cap: 409 naming the cap, nothing sent, its own outcome kept', async () => {
+    const { api, dev, contract, apiKey, provider } = await setUp(stack);
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        { maxFeePerGas: FEE_CAP.toString(), maxPriorityFeePerGas: BESU_MIN_GAS_PRICE.toString() },
+        { apiKey, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
+      // No replacement can offer the 12.5% more a node requires without passing the cap.
+      const res = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'pending' } });
+      expect(res.body.error.details.reason).toMatch(/above this service's limit of 50000000000 wei/);
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([['invoke', 'pending']]);
+      await provider.send('evm_mine', []);
+      const done = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'success', true);
+      expect(done.txHash).toBe(pending.txHash);
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]).catch(() => undefined);
       provider.destroy();
     }
   }, 180_000);

@@ -61,4 +61,16 @@ describe('applyFeePolicy', () => {
       gasPrice: 12n,
     });
   });
+
+  it('a replacement that would have to offer more than MAX_FEE_PER_GAS_WEI is 503, not clamped under its floor', () => {
+    const policy = { mode: 'auto' as const, maxFeePerGasWei: 3_000_000_000n };
+    expect(applyFeePolicy('testnet', policy, london, { feeCap: 3_000_000_000n, tip: 200n })).toMatchObject({
+      maxFeePerGas: 3_000_000_000n,
+    });
+    for (const node of [london, berlin]) {
+      expect(() => applyFeePolicy('testnet', policy, node, { feeCap: 3_000_000_001n, tip: 200n })).toThrow(
+        /asks 3000000001 wei per gas, above this service's limit of 3000000000/,
+      );
+    }
+  });
 });
