@@ -450,8 +450,19 @@ describe('cancel of a pending transaction behind a Besu-faithful front with fees
       provider.destroy();
     }
   }, 180_000);
-  it('a pending transaction priced at the service’s fee cap: 409 naming the cap, nothing sent, its own outcome kept', async () => {
+  it('fee overrides within the network’s bounds; a pending transaction priced at the service’s fee cap: cancel 409 naming the cap, nothing sent', async () => {
     const { api, dev, contract, apiKey, provider } = await setUp(stack);
+    // An invoke's fee overrides stay within the network's bounds: 400 naming the field and the bound.
+    const start = await provider.getTransactionCount(dev.walletAddress, 'pending');
+    for (const [body, field, bound] of [
+      [{ maxFeePerGas: (FEE_CAP + 1n).toString() }, 'maxFeePerGas', { maxFeePerGasWei: FEE_CAP.toString() }],
+      [{ gasPrice: (BESU_MIN_GAS_PRICE - 1n).toString() }, 'gasPrice', { minimumWei: BESU_MIN_GAS_PRICE.toString() }],
+    ] as const) {
+      const res = await api.post(`/api/devportal/contracts/${contract.id}/invoke/bump`, body, { apiKey });
+      expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 400, code: 'INVALID_ARGUMENT' });
+      expect(res.body.error.details).toEqual({ field, ...bound });
+    }
+    expect(await provider.getTransactionCount(dev.walletAddress, 'pending')).toBe(start);
     await provider.send('evm_setIntervalMining', [0]);
     try {
       const accepted = await api.post(
