@@ -5,7 +5,7 @@ import { gatewayUser, newKey } from './kit/flows';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
-import { sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
+import { BESU_MIN_GAS_PRICE, sqlRows, startStack, trackerPass, type Stack } from './kit/stack';
 import { RESPOND_ASYNC as ASYNC, recordWhen } from './kit/transaction-records';
 import { onOneUtcDay } from './kit/utc-day';
 
@@ -372,6 +372,116 @@ describe('cancel of a pending transaction on a zero-price network (Besu front, Q
           txHash: pending.txHash,
         },
       );
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]).catch(() => undefined);
+      provider.destroy();
+    }
+  }, 180_000);
+});
+
+describe('cancel of a pending transaction behind a Besu-faithful front with fees (min gas price 2 gwei)', () => {
+  /** The service's fee cap on this network (TESTNET_MAX_FEE_PER_GAS_WEI): 50 gwei. */
+  const FEE_CAP = 50_000_000_000n;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ TESTNET_MAX_FEE_PER_GAS_WEI: FEE_CAP.toString() }, { minGasPrice: BESU_MIN_GAS_PRICE });
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('a replacement the node refuses is 409 with its words, the original left pending; the next cancel replaces it', async () => {
+    const { api, dev, contract, apiKey, provider } = await setUp(stack);
+    const tracker = stack.app.services.tracker;
+    // No tracker pass meanwhile: the refusal injected below meets the replacement, not a re-broadcast.
+    await tracker.stop();
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        {},
+        { apiKey, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
+
+      // The node will not take the replacement (its pool holds it underpriced, say).
+      const underpriced = { code: -32000, message: 'Replacement transaction underpriced' };
+      stack.besu!.testnet.front.inject({ kind: 'refuse', ...underpriced });
+      const refused = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('INVALID_STATE');
+      expect(refused.body.error.details).toMatchObject({
+        status: 'pending',
+        reason: expect.stringContaining('the node refused the replacement'),
+      });
+      expect(refused.body.error.details.reason).toContain(underpriced.message);
+      const left = (await chainRows(stack, id)).filter((r) => r.status !== 'dropped');
+      expect(left.map((r) => [r.kind, r.status, r.tx_hash])).toEqual([['invoke', 'pending', pending.txHash]]);
+      expect((await api.get(`/api/devportal/transactions/${id}`, { token: dev.token })).body).toMatchObject({
+        status: 'pending',
+        txHash: pending.txHash,
+      });
+
+      // Taken this time: replaced at its nonce above the node's floor, cancelled once mined.
+      const cancel = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(cancel.status).toBe(201);
+      expect(cancel.body).toMatchObject({ id, status: 'pending', txHash: pending.txHash });
+      const replacement = (await chainRows(stack, id)).find((r) => r.kind === 'cancel' && r.status === 'pending')!;
+      expect(replacement).toMatchObject({ nonce: String(pending.nonce), value_wei: '0' });
+      expect(BigInt(replacement.fee_per_gas_wei)).toBeGreaterThanOrEqual(BESU_MIN_GAS_PRICE);
+      await provider.send('evm_mine', []);
+      tracker.start();
+      const cancelled = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'cancelled', true);
+      expect(cancelled.history.at(-1)).toMatchObject({
+        status: 'cancelled',
+        txHash: replacement.tx_hash,
+        reason: 'replaced at its nonce',
+      });
+      expect(await provider.getTransactionReceipt(pending.txHash)).toBeNull();
+      expect((await provider.getTransactionReceipt(replacement.tx_hash))?.status).toBe(1);
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]).catch(() => undefined);
+      // One timer again, whatever the passes above left running.
+      await tracker.stop();
+      tracker.start();
+      provider.destroy();
+    }
+  }, 180_000);
+  it('fee overrides within the network’s bounds; a pending transaction priced at the service’s fee cap: cancel 409 naming the cap, nothing sent', async () => {
+    const { api, dev, contract, apiKey, provider } = await setUp(stack);
+    // An invoke's fee overrides stay within the network's bounds: 400 naming the field and the bound.
+    const start = await provider.getTransactionCount(dev.walletAddress, 'pending');
+    for (const [body, field, bound] of [
+      [{ maxFeePerGas: (FEE_CAP + 1n).toString() }, 'maxFeePerGas', { maxFeePerGasWei: FEE_CAP.toString() }],
+      [{ gasPrice: (BESU_MIN_GAS_PRICE - 1n).toString() }, 'gasPrice', { minimumWei: BESU_MIN_GAS_PRICE.toString() }],
+    ] as const) {
+      const res = await api.post(`/api/devportal/contracts/${contract.id}/invoke/bump`, body, { apiKey });
+      expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 400, code: 'INVALID_ARGUMENT' });
+      expect(res.body.error.details).toEqual({ field, ...bound });
+    }
+    expect(await provider.getTransactionCount(dev.walletAddress, 'pending')).toBe(start);
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const accepted = await api.post(
+        `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        { maxFeePerGas: FEE_CAP.toString(), maxPriorityFeePerGas: BESU_MIN_GAS_PRICE.toString() },
+        { apiKey, headers: ASYNC },
+      );
+      expect(accepted.status).toBe(202);
+      const id: string = accepted.body.transactionId;
+      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
+      // No replacement can offer the 12.5% more a node requires without passing the cap.
+      const res = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'pending' } });
+      expect(res.body.error.details.reason).toMatch(/above this service's limit of 50000000000 wei/);
+      expect((await chainRows(stack, id)).map((r) => [r.kind, r.status])).toEqual([['invoke', 'pending']]);
+      await provider.send('evm_mine', []);
+      const done = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'success', true);
+      expect(done.txHash).toBe(pending.txHash);
     } finally {
       await provider.send('evm_setIntervalMining', [1]).catch(() => undefined);
       provider.destroy();

@@ -252,6 +252,7 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     const gql = await gqlQuery(token.id, 'decimals', k.apiKey);
     expect(gql.body.errors[0].extensions).toMatchObject({ code: 'KEY_POLICY_DENIED', details: { policy: 'method' } });
     expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
+    expect((await gqlQuery(token.id, 'totalSupply()', k.apiKey)).body.data.queryContract.result).toBe('1000000');
     expect(
       (
         await api.post(
@@ -299,6 +300,7 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('KEY_NOT_FOR_CONTRACT');
     expect((await gqlQuery(other.id, 'count', k.apiKey)).body.errors[0].extensions.code).toBe('KEY_NOT_FOR_CONTRACT');
+    expect((await gqlQuery(counter.id, 'count', k.apiKey)).body.data.queryContract.result).toMatch(/^\d+$/);
     const data = '0x06661abd'; // count()
     expect((await rpc(k.apiKey, 'eth_call', [{ to: counter.address, data }, 'latest'])).body.result).toMatch(/^0x/);
     expect((await rpc(k.apiKey, 'eth_call', [{ to: other.address, data }, 'latest'])).body.error.code).toBe(-32602);
@@ -307,6 +309,8 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
   it('expiry: 401 INVALID_API_KEY saying expired, at once after a PATCH', async () => {
     const k = await newKey(api, dev, { expiresAt: new Date(Date.now() + 3600_000).toISOString() });
     expect((await query(token.id, 'totalSupply', k.apiKey)).status).toBe(201);
+    expect((await gqlQuery(token.id, 'totalSupply', k.apiKey)).body.data.queryContract.result).toBe('1000000');
+    expect((await rpc(k.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
     expect((await patch(k.id, { expiresAt: new Date(Date.now() - 1000).toISOString() })).status).toBe(200);
     const rest = await query(token.id, 'totalSupply', k.apiKey);
     expect(rest.status).toBe(401);
@@ -387,6 +391,137 @@ describe('refusals on REST, GraphQL and the JSON-RPC door', () => {
     expect(statuses.filter((s) => s === 201).length).toBeLessThanOrEqual(4);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(4);
   });
+});
+
+describe('the door’s WebSocket: the upgrade and every message meet the key’s policies', () => {
+  /** A door WebSocket of `key`: `send` answers each message with the next answer (they come in order). */
+  async function door(key: string, origin?: string) {
+    const ws = new WebSocket(`${stack.url.replace('http', 'ws')}/rpc/testnet/${key}`, origin ? { origin } : {});
+    const answers: any[] = [];
+    const waiting: Array<(a: any) => void> = [];
+    ws.on('message', (data) => {
+      const answer = JSON.parse(String(data));
+      const next = waiting.shift();
+      if (next) next(answer);
+      else answers.push(answer);
+    });
+    const opened = await new Promise<{ status?: number }>((resolve) => {
+      ws.on('open', () => resolve({}));
+      ws.on('unexpected-response', (_req, res) => {
+        resolve({ status: res.statusCode });
+        ws.terminate();
+      });
+      ws.on('error', () => undefined);
+    });
+    let id = 0;
+    const send = (method: string, params: unknown[] = []) => {
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }));
+      return new Promise<any>((resolve) => {
+        const ready = answers.shift();
+        if (ready) resolve(ready);
+        else waiting.push(resolve);
+      });
+    };
+    return { status: opened.status, send, close: () => ws.close() };
+  }
+  const count = '0x06661abd'; // count()
+
+  it('addresses: the upgrade from outside the blocks is refused 403; from inside it opens', async () => {
+    const outside = await newKey(api, dev, { allowedIps: ['10.0.0.0/8'] });
+    expect((await door(outside.apiKey)).status).toBe(403);
+    const inside = await door((await newKey(api, dev, { allowedIps: ['127.0.0.0/8'] })).apiKey);
+    expect(inside.status).toBeUndefined();
+    expect((await inside.send('eth_chainId')).result).toBe('0x4647');
+    inside.close();
+  });
+
+  it('methods and contracts: a message outside them is refused in its answer, the others answered', async () => {
+    const k = await newKey(api, dev, { allowedMethods: ['eth_chainId', 'eth_call'], contractIds: [counter.id] });
+    const ws = await door(k.apiKey);
+    expect((await ws.send('eth_blockNumber')).error).toMatchObject({ code: -32003, data: { policy: 'method' } });
+    expect((await ws.send('eth_chainId')).result).toBe('0x4647');
+    expect((await ws.send('eth_call', [{ to: other.address, data: count }, 'latest'])).error.code).toBe(-32602);
+    expect((await ws.send('eth_call', [{ to: counter.address, data: count }, 'latest'])).result).toMatch(/^0x/);
+    ws.close();
+  });
+
+  it('expiry: an open connection’s next message after the PATCH is refused -32001 (expired)', async () => {
+    const k = await newKey(api, dev, { expiresAt: new Date(Date.now() + 3600_000).toISOString() });
+    const ws = await door(k.apiKey);
+    expect((await ws.send('eth_chainId')).result).toBe('0x4647');
+    expect((await patch(k.id, { expiresAt: new Date(Date.now() - 1000).toISOString() })).status).toBe(200);
+    const refused = await ws.send('eth_chainId');
+    expect(refused.error.code).toBe(-32001);
+    expect(refused.error.message).toMatch(/expired/);
+    ws.close();
+  });
+
+  it('daily quota: each message counts; past it -32005 with data.policy', () =>
+    onOneUtcDay(async () => {
+      const k = await newKey(api, dev, { dailyQuota: 2 });
+      const ws = await door(k.apiKey);
+      for (let i = 0; i < 2; i++) expect((await ws.send('eth_chainId')).result).toBe('0x4647');
+      expect((await ws.send('eth_chainId')).error).toMatchObject({ code: -32005, data: { policy: 'dailyQuota' } });
+      expect((await listItem(k.id)).requestsToday).toBe(2);
+      ws.close();
+    }));
+
+  it('rateLimitPerSecond: a burst of messages past the key’s budget is refused -32005', async () => {
+    const k = await newKey(api, dev, { rateLimitPerSecond: 2 });
+    const ws = await door(k.apiKey);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ws.send('eth_chainId')));
+    expect(answers.filter((a) => a.result === '0x4647').length).toBeLessThanOrEqual(4);
+    expect(answers.filter((a) => a.error?.code === -32005).length).toBeGreaterThanOrEqual(4);
+    ws.close();
+  });
+});
+
+describe('rateLimitPerSecond on GraphQL and the door over HTTP', () => {
+  it('a burst past the key’s budget is refused RATE_LIMITED (GraphQL) and 429 -32005 (door)', async () => {
+    const k = await newKey(api, dev, { rateLimitPerSecond: 2 });
+    const gql = await Promise.all(Array.from({ length: 8 }, () => gqlQuery(token.id, 'totalSupply', k.apiKey)));
+    expect(gql.filter((r) => r.body.data?.queryContract?.result === '1000000').length).toBeLessThanOrEqual(4);
+    expect(gql.filter((r) => r.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED').length).toBeGreaterThanOrEqual(4);
+    await new Promise((r) => setTimeout(r, 1100));
+    const rpcs = await Promise.all(Array.from({ length: 8 }, () => rpc(k.apiKey, 'eth_chainId')));
+    expect(rpcs.filter((r) => r.body.result === '0x4647').length).toBeLessThanOrEqual(4);
+    const limited = rpcs.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(4);
+    for (const r of limited) expect(r.body.error.code).toBe(-32005);
+  });
+});
+
+describe('contract events read with a key', () => {
+  const events = (apiKey: string, headers?: Record<string, string>, contractId = counter.id) =>
+    api.get(`/api/devportal/contracts/${contractId}/events`, { apiKey, headers });
+
+  it('meet the expiry, origins, addresses and contracts; are not counted toward the daily quota', () =>
+    onOneUtcDay(async () => {
+      const byOrigin = await newKey(api, dev, { allowedOrigins: ['https://app.example'] });
+      const noOrigin = await events(byOrigin.apiKey);
+      expect(noOrigin.status).toBe(403);
+      expect(noOrigin.body.error).toMatchObject({ code: 'KEY_POLICY_DENIED', details: { policy: 'origin' } });
+      expect((await events(byOrigin.apiKey, { origin: 'https://app.example' })).status).toBe(200);
+      const byIp = await events((await newKey(api, dev, { allowedIps: ['10.0.0.0/8'] })).apiKey);
+      expect(byIp.body.error).toMatchObject({ code: 'KEY_POLICY_DENIED', details: { policy: 'ip' } });
+      const expired = await events(
+        (await newKey(api, dev, { expiresAt: new Date(Date.now() - 1000).toISOString() })).apiKey,
+      );
+      expect({ status: expired.status, code: expired.body.error.code }).toEqual({
+        status: 401,
+        code: 'INVALID_API_KEY',
+      });
+      const narrow = await newKey(api, dev, {
+        contractIds: [token.id],
+        dailyQuota: 1,
+        allowedMethods: ['eth_chainId'],
+      });
+      expect((await events(narrow.apiKey)).body.error.code).toBe('KEY_NOT_FOR_CONTRACT');
+      // Events are not methods, and their reads are not the quota's requests.
+      for (let i = 0; i < 3; i++) expect((await events(narrow.apiKey, undefined, token.id)).status).toBe(200);
+      expect((await listItem(narrow.id)).requestsToday).toBe(0);
+      expect((await rpc(narrow.apiKey, 'eth_chainId')).body.result).toBe('0x4647');
+    }));
 });
 
 describe('GraphQL subscriptions with a key', () => {

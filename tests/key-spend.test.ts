@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- responses are asserted field by field */
 import { JsonRpcProvider, Wallet } from 'ethers';
+import WebSocket from 'ws';
 import { ANVIL_KEYS, providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
 import { deployRegistered, gatewayUser, newKey, type DeployedContract } from './kit/flows';
@@ -129,15 +130,40 @@ describe('refusals send nothing', () => {
       expect(await nonce()).toBe(before);
     }));
 
-  it('the GraphQL face refuses the same way', async () => {
-    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '5' } });
-    const res = await api.graphql(
-      `mutation($id: ID!) { invokeContract(id: $id, method: "pay", value: "6") { txHash } }`,
-      { id: till.id },
-      { apiKey: k.apiKey },
-    );
-    expect(res.body.errors?.[0]?.extensions?.code).toBe('SPEND_LIMIT_EXCEEDED');
-  });
+  it('the GraphQL face refuses the same way, every cap, and sends what fits', () =>
+    onOneUtcDay(async () => {
+      const gqlPay = (apiKey: string, value: string) =>
+        api.graphql(
+          `mutation($id: ID!, $v: String) { invokeContract(id: $id, method: "pay", value: $v) { status } }`,
+          { id: till.id, v: value },
+          { apiKey },
+        );
+      const refusal = (res: { body: any }) => ({
+        code: res.body.errors?.[0]?.extensions?.code,
+        limit: res.body.errors?.[0]?.extensions?.details?.limit,
+      });
+      const before = await nonce();
+      const perTx = await newKey(api, dev, { spend: { maxValueWeiPerTx: '5' } });
+      expect(refusal(await gqlPay(perTx.apiKey, '6'))).toEqual({
+        code: 'SPEND_LIMIT_EXCEEDED',
+        limit: 'maxValueWeiPerTx',
+      });
+      const fee = await newKey(api, dev, { spend: { maxFeePerGasWei: '1' } });
+      expect(refusal(await gqlPay(fee.apiKey, '0'))).toEqual({
+        code: 'SPEND_LIMIT_EXCEEDED',
+        limit: 'maxFeePerGasWei',
+      });
+      const gas = await newKey(api, dev, { spend: { maxGasPerDay: '21000' } });
+      expect(refusal(await gqlPay(gas.apiKey, '0'))).toEqual({ code: 'SPEND_LIMIT_EXCEEDED', limit: 'maxGasPerDay' });
+      expect(await nonce()).toBe(before);
+      expect((await gqlPay(perTx.apiKey, '5')).body.data.invokeContract.status).toBe('success');
+      const day = await newKey(api, dev, { spend: { maxValueWeiPerDay: '10' } });
+      expect((await gqlPay(day.apiKey, '6')).body.data.invokeContract.status).toBe('success');
+      const past = await gqlPay(day.apiKey, '6');
+      expect(refusal(past)).toEqual({ code: 'SPEND_LIMIT_EXCEEDED', limit: 'maxValueWeiPerDay' });
+      expect(past.body.errors[0].extensions.details).toMatchObject({ max: '10', left: '4', requested: '6' });
+      expect(await nonce()).toBe(before + 2);
+    }));
 });
 
 describe('spentTodayWei', () => {
@@ -209,6 +235,89 @@ describe('the JSON-RPC door', () => {
       }
       expect((await listItem(k.id)).spentTodayWei).toBe((150n + fees).toString());
     }));
+
+  it('maxFeePerGasWei: a price above the cap is refused, nothing relayed; at the cap it is relayed', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[1]!);
+    const k = await newKey(api, dev, { spend: { maxFeePerGasWei: '20000000000' } });
+    const start = await provider.getTransactionCount(wallet.address, 'pending');
+    const sign = (gasPrice: bigint) =>
+      wallet.signTransaction({
+        to: wallet.address,
+        value: 1n,
+        nonce: start,
+        gasLimit: 21_000n,
+        gasPrice,
+        chainId: 17991n,
+      });
+    const over = await sendRaw(k.apiKey, await sign(20_000_000_001n));
+    expect(over.error).toMatchObject({
+      code: -32003,
+      data: { limit: 'maxFeePerGasWei', max: '20000000000', requested: '20000000001' },
+    });
+    expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+    const ok = await sendRaw(k.apiKey, await sign(20_000_000_000n));
+    expect(ok.result).toMatch(/^0x[0-9a-f]{64}$/);
+    await provider.waitForTransaction(ok.result as string);
+  });
+
+  it('a contract creation (a deploy through the door) meets the caps as any raw transaction', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[1]!);
+    const k = await newKey(api, dev, { spend: { maxGasPerDay: '60000' } });
+    const start = await provider.getTransactionCount(wallet.address, 'pending');
+    // Init code that deploys an empty contract: PUSH1 0 PUSH1 0 RETURN.
+    const sign = (gasLimit: bigint) =>
+      wallet.signTransaction({
+        data: '0x60006000f3',
+        nonce: start,
+        gasLimit,
+        gasPrice: 10_000_000_000n,
+        chainId: 17991n,
+      });
+    const over = await sendRaw(k.apiKey, await sign(60_001n));
+    expect(over.error).toMatchObject({
+      code: -32003,
+      data: { limit: 'maxGasPerDay', max: '60000', requested: '60001' },
+    });
+    expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+    const ok = await sendRaw(k.apiKey, await sign(60_000n));
+    expect(ok.result).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await provider.waitForTransaction(ok.result as string))?.contractAddress).toMatch(/^0x/);
+  });
+
+  it('over the door’s WebSocket too: a raw transaction past a cap is refused, one within it relayed', async () => {
+    const wallet = new Wallet(ANVIL_KEYS[2]!);
+    const k = await newKey(api, dev, { spend: { maxValueWeiPerTx: '100' } });
+    const start = await provider.getTransactionCount(wallet.address, 'pending');
+    const sign = (value: bigint) =>
+      wallet.signTransaction({
+        to: wallet.address,
+        value,
+        nonce: start,
+        gasLimit: 21_000n,
+        gasPrice: 10_000_000_000n,
+        chainId: 17991n,
+      });
+    const ws = new WebSocket(`${stack.url.replace('http', 'ws')}/rpc/testnet/${k.apiKey}`);
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const send = (signed: string) =>
+      new Promise<any>((resolve) => {
+        ws.once('message', (data) => resolve(JSON.parse(String(data))));
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [signed] }));
+      });
+    try {
+      const over = await send(await sign(101n));
+      expect(over.error).toMatchObject({ code: -32003, data: { limit: 'maxValueWeiPerTx', requested: '101' } });
+      expect(await provider.getTransactionCount(wallet.address, 'pending')).toBe(start);
+      const ok = await send(await sign(100n));
+      expect(ok.result).toMatch(/^0x[0-9a-f]{64}$/);
+      await provider.waitForTransaction(ok.result as string);
+    } finally {
+      ws.close();
+    }
+  });
 
   it('settles a door transaction against its receipt: gas used × effective price, value, counted once', () =>
     onOneUtcDay(async () => {
@@ -399,6 +508,9 @@ describe('timeoutSeconds', () => {
       await node('evm_mine');
       expect(await provider.getTransactionReceipt(res.body.txHash)).toBeNull();
       expect(await provider.getTransactionCount(dev.walletAddress, 'latest')).toBe(start + 1);
+      // The no-op that took its nonce is the service's, not the key's: the key spent nothing.
+      await trackerPass(stack);
+      expect((await listItem(k.id)).spentTodayWei).toBe('0');
     } finally {
       await node('evm_setAutomine', [automine]);
       await node('evm_setIntervalMining', [interval]);

@@ -7,6 +7,7 @@ import { login, type LoggedIn } from './kit/login';
 import { ONCE_SOURCE } from './kit/solidity';
 import { providerOf } from './kit/chain';
 import { sqlRows, type Stack } from './kit/stack';
+import { onOneUtcDay } from './kit/utc-day';
 import { RESPOND_ASYNC as ASYNC, recordCalls, startRecordsUser } from './kit/transaction-records';
 
 // Transaction control (docs/api.md, "Transactions"): every record's history, and the retry of a
@@ -179,6 +180,20 @@ describe('retry', () => {
     const again = await retry(mined.body.transactionId);
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'success' } });
+    // A body field the endpoint does not know is named, on retry and cancel alike.
+    for (const lever of ['retry', 'cancel']) {
+      const unknown = await api.post(
+        `/api/devportal/transactions/${mined.body.transactionId}/${lever}`,
+        { maxFeePerGas: '1' },
+        { token: dev.token },
+      );
+      expect({ lever, status: unknown.status, code: unknown.body.error.code }).toEqual({
+        lever,
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      });
+      expect(JSON.stringify(unknown.body.error)).toContain('maxFeePerGas');
+    }
     expect((await retry('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await retry('nope')).status).toBe(400);
     // Someone else (another developer, another key of the same developer) gets 404, as for no record.
@@ -244,4 +259,34 @@ describe('retry', () => {
     expect(res.status).toBe(409);
     expect(res.body.error.message).toContain('revoked');
   }, 120_000);
+});
+
+describe('spend of an invoke the node refuses', () => {
+  it('gives back what it reserved at once: nothing counted, and the day’s gas is there for the next', () =>
+    onOneUtcDay(async () => {
+      const capped = await newKey(api, dev, { spend: { maxGasPerDay: '150000' } });
+      const bump = () =>
+        api.post(
+          `/api/devportal/contracts/${contract.id}/invoke/bump`,
+          { gasLimit: '100000' },
+          { apiKey: capped.apiKey },
+        );
+      const spent = async () =>
+        (
+          (await api.get(`/api/devportal/developers/${dev.developerId}/api-keys`, { token: dev.token })).body
+            .items as any[]
+        ).find((k) => k.id === capped.id).spentTodayWei;
+      front().inject({ kind: 'refuse', ...BESU_ERRORS.gasPriceTooLow });
+      const refused = await bump();
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe('TRANSACTION_REFUSED');
+      expect(await spent()).toBe('0');
+      // Had its 100,000 gas stayed reserved, this one would pass the 150,000 of the day.
+      const sent = await bump();
+      expect({ status: sent.status, outcome: sent.body.status }).toEqual({ status: 201, outcome: 'success' });
+      const provider = providerOf(stack, 'testnet');
+      const receipt = (await provider.getTransactionReceipt(sent.body.txHash))!;
+      provider.destroy();
+      expect(await spent()).toBe((receipt.gasUsed * receipt.gasPrice).toString());
+    }));
 });

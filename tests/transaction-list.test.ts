@@ -44,6 +44,11 @@ describe('GET /developers/{id}/transactions', () => {
     expect(items.map((i) => i.kind)).toEqual(['invoke', 'invoke', 'invoke', 'deploy', 'deploy', 'faucet']);
     expect(items.slice(0, 3).map((i) => i.id)).toEqual([...invokes].reverse());
     expect(items[0]).toMatchObject({ status: 'success', contractId: other.id, network: 'testnet' });
+    // Every record, whatever its kind, carries its history: accepted, signed, mined.
+    for (const item of items) {
+      expect(item.history.map((h: any) => h.status)).toEqual(['queued', 'pending', 'success']);
+      expect(item.history[2].txHash).toBe(item.txHash);
+    }
     expect(res.body.nextCursor).toBeNull();
   });
 
@@ -54,6 +59,31 @@ describe('GET /developers/{id}/transactions', () => {
     expect((await list('?status=failed')).body.items).toEqual([]);
     expect((await list('?network=mainnet')).body.items).toEqual([]);
     expect(((await list('?status=success&network=testnet')).body.items as any[]).length).toBe(6);
+  });
+
+  it('is the same over GraphQL: developerTransactions with the same filters and pages', async () => {
+    const gql = await api.graphql(
+      `query($id: ID!, $c: ID) { developerTransactions(id: $id, kind: "invoke", contractId: $c, limit: 1) {
+        items { id kind status history { status } } nextCursor } }`,
+      { id: dev.developerId, c: counter.id },
+      { token: dev.token },
+    );
+    const page = gql.body.data.developerTransactions;
+    expect(page.items).toEqual([
+      {
+        id: invokes[1],
+        kind: 'invoke',
+        status: 'success',
+        history: [{ status: 'queued' }, { status: 'pending' }, { status: 'success' }],
+      },
+    ]);
+    expect(page.nextCursor).toEqual(expect.any(String));
+    const bad = await api.graphql(
+      'query($id: ID!) { developerTransactions(id: $id, status: "lost") { nextCursor } }',
+      { id: dev.developerId },
+      { token: dev.token },
+    );
+    expect(bad.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
   });
 
   it('pages with limit and cursor, without repeats or gaps', async () => {
@@ -132,10 +162,16 @@ describe('POST /transactions/{id}/cancel', () => {
     provider.destroy();
   }, 60_000);
 
-  it('a mined one → 409 INVALID_STATE naming its status; an unknown id 404', async () => {
+  it('a mined one → 409 INVALID_STATE naming its status (cancelTransaction alike); an unknown id 404', async () => {
     const mined = await api.post(`/api/devportal/transactions/${invokes[0]}/cancel`, {}, { token: dev.token });
     expect(mined.status).toBe(409);
     expect(mined.body.error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'success' } });
+    const gql = await api.graphql(
+      'mutation($id: ID!) { cancelTransaction(id: $id) { status } }',
+      { id: invokes[0] },
+      { token: dev.token },
+    );
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_STATE', details: { status: 'success' } });
     const unknown = await api.post(
       '/api/devportal/transactions/00000000-0000-4000-8000-000000000000/cancel',
       {},

@@ -76,6 +76,9 @@ export function applyFeePolicy(network: Network, policy: FeePolicy, node: NodeFe
   }
   if (cap !== undefined) {
     if (baseFee + tip > cap) throw overCap(network, baseFee + tip, cap);
+    // A replacement's floor is what a node requires to take it: one offering less than that is
+    // refused, so a floor above the cap is over it (as a legacy price is), not clamped.
+    if (floor && floor.feeCap > cap) throw overCap(network, floor.feeCap, cap);
     if (feeCap > cap) feeCap = cap;
   }
   return { type: 2, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip };
