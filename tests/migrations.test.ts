@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { createDataSource, runMigrations } from '../src/database/data-source';
 import { BlockIndex, type StoredContractLog } from '../src/modules/explorer';
 import { MIGRATIONS } from '../migrations';
-import { createTestDatabase } from './kit/stack';
+import { createEmptyDatabase } from './kit/stack';
 
 /**
  * Migrates a fresh database up to the migration before `name`, runs `seed` on it, then checks with
@@ -14,7 +14,7 @@ async function upgradeOver(
   seed: (before: DataSource) => Promise<void>,
   check: (after: DataSource, applied: string[]) => Promise<void>,
 ): Promise<void> {
-  const db = await createTestDatabase();
+  const db = await createEmptyDatabase();
   try {
     const upTo = MIGRATIONS.findIndex((m) => new m().name === name);
     if (upTo < 0) throw new Error(`no migration ${name}`);
@@ -49,7 +49,7 @@ async function revertThrough(ds: DataSource, name: string): Promise<void> {
 /** Migrations apply on a fresh database, on top of an older one without losing its rows, and revert. */
 describe('migrations', () => {
   it('upgrade a database that has only the first migration, keeping its rows, then revert and re-apply', async () => {
-    const db = await createTestDatabase();
+    const db = await createEmptyDatabase();
     const first = createDataSource(db.url);
     first.setOptions({ migrations: [MIGRATIONS[0]!] });
     await first.initialize();
@@ -352,7 +352,7 @@ describe('migrations', () => {
   });
 
   it("counts an ERC-1155 token's holders once and gives the transfer indexes type and token, keeping the rows; both revert", async () => {
-    const db = await createTestDatabase();
+    const db = await createEmptyDatabase();
     const upTo = MIGRATIONS.findIndex((m) => new m().name === 'TokenHolderCount1765260000000');
     const before = createDataSource(db.url);
     before.setOptions({ migrations: MIGRATIONS.slice(0, upTo) });
