@@ -60,6 +60,8 @@ const escapeRegExp = (file) => file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** What every project shares: Node, reflect-metadata, ts-jest. */
 const common = {
   testEnvironment: 'node',
+  // Jest's runtime with V8's code cache across test files (tests/jest-kit/code-cache-runtime.js).
+  runtime: '<rootDir>/tests/jest-kit/code-cache-runtime.js',
   setupFiles: ['reflect-metadata'],
   transform: {
     '^.+\\.ts$': [
