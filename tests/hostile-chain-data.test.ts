@@ -11,31 +11,33 @@ import { login, type LoggedIn } from './kit/login';
 import { startStack, type Stack } from './kit/stack';
 
 /**
- * A contract built to hurt whoever decodes what it returns, reverts, logs or is sent: the "inflation
- * bomb" is a `uint256[][]` whose `outer` offsets all point at one array of `inner` words, so
- * `outer × inner` values come out of `96 + 32 × (outer + inner)` bytes.
+ * The "inflation bomb": the ABI encoding of a `uint256[][]` whose `outer` offsets all point at one
+ * array of `inner` words, so `outer × inner` values come out of `96 + 32 × (outer + inner)` bytes.
  */
+const BOMB_FUNCTION = `function bomb(uint256 outer, uint256 inner) pure returns (bytes memory b) {
+    b = new bytes(96 + 32 * outer + 32 * inner);
+    assembly {
+        let p := add(b, 32)
+        mstore(p, 32)
+        mstore(add(p, 32), outer)
+        let heads := add(p, 64)
+        for { let i := 0 } lt(i, outer) { i := add(i, 1) } { mstore(add(heads, mul(i, 32)), mul(outer, 32)) }
+        let arr := add(heads, mul(outer, 32))
+        mstore(arr, inner)
+        for { let i := 0 } lt(i, inner) { i := add(i, 1) } { mstore(add(arr, mul(add(i, 1), 32)), i) }
+    }
+}`;
+
+/** A contract built to hurt whoever decodes what it returns, reverts, logs or is sent. */
 const HOSTILE_SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
+
+${BOMB_FUNCTION}
 
 contract Hostile {
     error Boom(uint256[][] data);
     event Blast(uint256[][] data);
     uint256 public writes;
-
-    function bomb(uint256 outer, uint256 inner) internal pure returns (bytes memory b) {
-        b = new bytes(96 + 32 * outer + 32 * inner);
-        assembly {
-            let p := add(b, 32)
-            mstore(p, 32)
-            mstore(add(p, 32), outer)
-            let heads := add(p, 64)
-            for { let i := 0 } lt(i, outer) { i := add(i, 1) } { mstore(add(heads, mul(i, 32)), mul(outer, 32)) }
-            let arr := add(heads, mul(outer, 32))
-            mstore(arr, inner)
-            for { let i := 0 } lt(i, inner) { i := add(i, 1) } { mstore(add(arr, mul(add(i, 1), 32)), i) }
-        }
-    }
 
     function values(uint256 outer, uint256 inner) external pure returns (uint256[][] memory) {
         bytes memory b = bomb(outer, inner);
@@ -277,21 +279,13 @@ describe('revert data', () => {
 const HOSTILE_CONSTRUCTOR_SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
+${BOMB_FUNCTION}
+
 contract HostileConstructor {
     error Boom(uint256[][] data);
 
     constructor(uint256 outer, uint256 inner) {
-        bytes memory b = new bytes(96 + 32 * outer + 32 * inner);
-        assembly {
-            let p := add(b, 32)
-            mstore(p, 32)
-            mstore(add(p, 32), outer)
-            let heads := add(p, 64)
-            for { let i := 0 } lt(i, outer) { i := add(i, 1) } { mstore(add(heads, mul(i, 32)), mul(outer, 32)) }
-            let arr := add(heads, mul(outer, 32))
-            mstore(arr, inner)
-            for { let i := 0 } lt(i, inner) { i := add(i, 1) } { mstore(add(arr, mul(add(i, 1), 32)), i) }
-        }
+        bytes memory b = bomb(outer, inner);
         bytes memory data = abi.encodePacked(Boom.selector, b);
         assembly { revert(add(data, 32), mload(data)) }
     }
