@@ -34,6 +34,15 @@ async function setUp(stack: Stack) {
   return { api, ...user, provider };
 }
 
+/** An asynchronous invoke (docs/api.md, "Prefer: respond-async") once its record is `pending`. */
+async function pendingInvoke(stack: Stack, api: Client, dev: LoggedIn, path: string, apiKey: string, body = {}) {
+  const accepted = await api.post(path, body, { apiKey, headers: ASYNC });
+  expect(accepted.status).toBe(202);
+  const id: string = accepted.body.transactionId;
+  const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
+  return { id, pending };
+}
+
 const chainRows = (stack: Stack, recordId: string) =>
   sqlRows<Chain>(
     stack,
@@ -268,14 +277,13 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     await tracker.stop();
     await provider.send('evm_setIntervalMining', [0]);
     try {
-      const accepted = await api.post(
+      const { id, pending } = await pendingInvoke(
+        stack,
+        api,
+        dev,
         `/api/devportal/contracts/${contract.id}/invoke/bump`,
-        {},
-        { apiKey: k.apiKey, headers: ASYNC },
+        k.apiKey,
       );
-      expect(accepted.status).toBe(202);
-      const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
       const [original] = await chainRows(stack, id);
       // The key's fee cap admits the original's price, not the raised one a replacement needs.
       const capped = await api.call(
@@ -352,14 +360,13 @@ describe('cancel of a pending transaction on a zero-price network (Besu front, Q
     const { api, dev, contract, apiKey, provider } = await setUp(stack);
     try {
       await provider.send('evm_setIntervalMining', [0]);
-      const accepted = await api.post(
+      const { id, pending } = await pendingInvoke(
+        stack,
+        api,
+        dev,
         `/api/devportal/contracts/${contract.id}/invoke/bump`,
-        {},
-        { apiKey, headers: ASYNC },
+        apiKey,
       );
-      expect(accepted.status).toBe(202);
-      const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
       const res = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('INVALID_STATE');
@@ -398,14 +405,13 @@ describe('cancel of a pending transaction behind a Besu-faithful front with fees
     await tracker.stop();
     await provider.send('evm_setIntervalMining', [0]);
     try {
-      const accepted = await api.post(
+      const { id, pending } = await pendingInvoke(
+        stack,
+        api,
+        dev,
         `/api/devportal/contracts/${contract.id}/invoke/bump`,
-        {},
-        { apiKey, headers: ASYNC },
+        apiKey,
       );
-      expect(accepted.status).toBe(202);
-      const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
 
       // The node will not take the replacement (its pool holds it underpriced, say).
       const underpriced = { code: -32000, message: 'Replacement transaction underpriced' };
@@ -465,14 +471,14 @@ describe('cancel of a pending transaction behind a Besu-faithful front with fees
     expect(await provider.getTransactionCount(dev.walletAddress, 'pending')).toBe(start);
     await provider.send('evm_setIntervalMining', [0]);
     try {
-      const accepted = await api.post(
+      const { id, pending } = await pendingInvoke(
+        stack,
+        api,
+        dev,
         `/api/devportal/contracts/${contract.id}/invoke/bump`,
+        apiKey,
         { maxFeePerGas: FEE_CAP.toString(), maxPriorityFeePerGas: BESU_MIN_GAS_PRICE.toString() },
-        { apiKey, headers: ASYNC },
       );
-      expect(accepted.status).toBe(202);
-      const id: string = accepted.body.transactionId;
-      const pending = await recordWhen(stack, api, id, { token: dev.token }, (r) => r.status === 'pending');
       // No replacement can offer the 12.5% more a node requires without passing the cap.
       const res = await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token });
       expect(res.status).toBe(409);
