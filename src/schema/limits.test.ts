@@ -1,6 +1,14 @@
 import { buildSchema, parse } from 'graphql';
 import { cpuTimed } from '../../tests/kit/cpu-time';
-import { admitDocument, assertCost, createGraphQLPipeline, MAX_ADMITTED_DOCUMENTS, MAX_QUERY_DEPTH } from './limits';
+import {
+  admitDocument,
+  assertCost,
+  createGraphQLPipeline,
+  MAX_ADMITTED_DOCUMENTS,
+  MAX_QUERY_DEPTH,
+  runInTurns,
+  runToEnd,
+} from './limits';
 
 const schema = buildSchema(`
   type Node { id: ID! parent: Node children: [Node!]! }
@@ -90,7 +98,7 @@ describe('GraphQL pipeline', () => {
     );
   });
 
-  it('allows one contract document per operation: a second (an alias, or the other document) is refused', () => {
+  it('allows one contract document per operation: a second (an alias, or the other document) is refused', async () => {
     expect(messages('{ contractOpenApi(id: "1") node(id: "1") { id } }')).toEqual([]);
     expect(messages('{ contractSwagger(id: "1") }')).toEqual([]);
     for (const source of [
@@ -103,47 +111,119 @@ describe('GraphQL pipeline', () => {
     // @include with a variable: measured by the call's variables.
     const pipeline = createGraphQLPipeline(schema);
     const q = 'query($b: Boolean!) { a: contractOpenApi(id: "1") b: contractOpenApi(id: "2") @include(if: $b) }';
-    expect(pipeline.admit(q, { b: false }).document).toBeDefined();
-    expect(pipeline.admit(q, { b: true }).errors?.[0]?.message).toMatch(/contract documents/);
+    expect((await pipeline.admit(q, { b: false })).document).toBeDefined();
+    expect((await pipeline.admit(q, { b: true })).errors?.[0]?.message).toMatch(/contract documents/);
   });
 
-  it('remembers admitted documents and still measures each call by its variables', () => {
+  it('remembers admitted documents and still measures each call by its variables', async () => {
     const pipeline = createGraphQLPipeline(schema);
     const q = 'query($n: Int) { address(address: "0x1", scan: $n) { balance } }';
-    expect(pipeline.admit(q, { n: 10 }).document).toBeDefined();
-    expect(pipeline.admit(q, { n: 10 }).document).toBeDefined();
-    expect(pipeline.admit(q, { n: 9000 }).errors?.[0]?.message).toMatch(/blocks/);
+    expect((await pipeline.admit(q, { n: 10 })).document).toBeDefined();
+    expect((await pipeline.admit(q, { n: 10 })).document).toBeDefined();
+    expect((await pipeline.admit(q, { n: 9000 })).errors?.[0]?.message).toMatch(/blocks/);
   });
 });
 
 describe('GraphQL pipeline memory', () => {
-  it('measures a known document again only when variables can change its cost, and per operation name', () => {
+  it('measures a known document again only when variables can change its cost, and per operation name', async () => {
     const pipeline = createGraphQLPipeline(schema);
     const fixed = 'query($id: ID!) { node(id: $id) { id } }';
-    expect(pipeline.admit(fixed, { id: '1' }).document).toBeDefined();
+    expect((await pipeline.admit(fixed, { id: '1' })).document).toBeDefined();
     // Execution coerces the variables; the pipeline no longer needs to.
-    expect(pipeline.admit(fixed, { id: '2' }).document).toBeDefined();
+    expect((await pipeline.admit(fixed, { id: '2' })).document).toBeDefined();
     const skip = `query($s: Boolean!) { a: address(address: "0x1", scan: 4000) { balance } b: address(address: "0x1", scan: 4000) @skip(if: $s) { balance } }`;
-    expect(pipeline.admit(skip, { s: true }).document).toBeDefined();
-    expect(pipeline.admit(skip, { s: false }).errors?.[0]?.message).toMatch(/blocks/);
+    expect((await pipeline.admit(skip, { s: true })).document).toBeDefined();
+    expect((await pipeline.admit(skip, { s: false })).errors?.[0]?.message).toMatch(/blocks/);
     const two = `query A { node(id: "1") { id } } query B { ${Array.from({ length: 3 }, (_, i) => `s${i}: address(address: "0x1", scan: 2000) { balance }`).join(' ')} }`;
-    expect(pipeline.admit(two, {}, 'A').document).toBeDefined();
-    expect(pipeline.admit(two, {}, 'B').errors?.[0]?.message).toMatch(/blocks/);
+    expect((await pipeline.admit(two, {}, 'A')).document).toBeDefined();
+    expect((await pipeline.admit(two, {}, 'B')).errors?.[0]?.message).toMatch(/blocks/);
   });
 
-  it('stays bounded under a flood of distinct valid documents, small or large, and still admits the forgotten ones', () => {
+  it('stays bounded under a flood of distinct valid documents, small or large, and still admits the forgotten ones', async () => {
     const pipeline = createGraphQLPipeline(schema);
     const small = (i: number) => `{ node(id: "${i}") { id } }`;
-    for (let i = 0; i < MAX_ADMITTED_DOCUMENTS * 2; i++) expect(pipeline.admit(small(i), {}).document).toBeDefined();
+    for (let i = 0; i < MAX_ADMITTED_DOCUMENTS * 2; i++)
+      expect((await pipeline.admit(small(i), {})).document).toBeDefined();
     expect(pipeline.cachedDocuments).toBe(MAX_ADMITTED_DOCUMENTS);
     // The first ones were forgotten: admitted again, parsed again.
-    expect(pipeline.admit(small(0), {}).document).toBeDefined();
+    expect((await pipeline.admit(small(0), {})).document).toBeDefined();
 
     // 10,000-character documents count for their parsed size, not their source's: about a hundred fit.
     const large = createGraphQLPipeline(schema);
     const big = (i: number) => `{ node(id: "${String(i).padStart(10_000, 'x')}") { id } }`;
-    for (let i = 0; i < 300; i++) expect(large.admit(big(i), {}).document).toBeDefined();
+    for (let i = 0; i < 300; i++) expect((await large.admit(big(i), {})).document).toBeDefined();
     expect(large.cachedDocuments).toBeGreaterThan(50);
     expect(large.cachedDocuments).toBeLessThanOrEqual(110);
+  });
+});
+
+describe('GraphQL admission in turns', () => {
+  function* steps(log: string[]) {
+    for (let i = 0; i < 3; i++) {
+      log.push(`step ${i}`);
+      yield;
+    }
+    log.push('step 3');
+    return 'done';
+  }
+
+  it('runs every step at once, or gives the event loop back between steps once a turn has used its budget', async () => {
+    const atOnce: string[] = [];
+    expect(runToEnd(steps(atOnce))).toBe('done');
+    expect(atOnce).toEqual(['step 0', 'step 1', 'step 2', 'step 3']);
+
+    // A budget of 0: the loop is given back after every step. Others' setImmediate callbacks queued
+    // meanwhile run between two steps.
+    const log: string[] = [];
+    const others = (async () => {
+      for (let i = 0; i < 3; i++) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        log.push(`other ${i}`);
+      }
+    })();
+    expect(await runInTurns(steps(log), 0)).toBe('done');
+    await others;
+    expect(log).toEqual(['step 0', 'other 0', 'step 1', 'other 1', 'step 2', 'other 2', 'step 3']);
+
+    // Within the budget nothing is given back: the answer comes before anything queued meanwhile.
+    let immediateRan = false;
+    setImmediate(() => (immediateRan = true));
+    expect(await runInTurns(steps([]), 60_000)).toBe('done');
+    expect(immediateRan).toBe(false);
+  });
+
+  it('answers in turns exactly what it answers at once: admitted documents and every refusal', async () => {
+    const aliases = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: node(id: "1") { id }`).join(' ')} }`;
+    const scans = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `s${i}: address(address: "0x1", scan: 2000) { balance }`).join(' ')} }`;
+    const cases: Array<[string, Record<string, unknown>, string?]> = [
+      ['{ node(id: "1") { id parent { id } } }', {}],
+      ['query($id: ID!) { node(id: $id) { id } }', {}],
+      [nested(MAX_QUERY_DEPTH + 2), {}],
+      [`{ ${'__typename '.repeat(9_990)}}`, {}],
+      [aliases(100), {}],
+      [aliases(101), {}],
+      [scans(2), {}],
+      [scans(3), {}],
+      ['{ a: contractOpenApi(id: "1") b: contractSwagger(id: "1") }', {}],
+      ['{ status(network: foonet) }', {}],
+      ['{ node(id: "1") { id } node(id: "2") { id } }', {}],
+      ['query A { node(id: "1") { id } } query B { nope }', {}, 'A'],
+      [
+        `{ node(id: "1") { ...F1 } } fragment F0 on Node { ${'id '.repeat(100)}} fragment F1 on Node { ${'parent { ...F0 } '.repeat(100)}}`,
+        {},
+      ],
+      [`query A { node(id: "1") { id } } query B { ${scans(3).slice(1, -1)} }`, {}, 'B'],
+    ];
+    for (const [source, variables, operationName] of cases) {
+      const atOnce = admitDocument(schema, source, variables, operationName);
+      // A pipeline of its own for each: nothing remembered, every document admitted for the first time.
+      const inTurns = await createGraphQLPipeline(schema).admit(source, variables, operationName);
+      expect(inTurns.errors?.map((e) => [e.message, e.locations])).toEqual(
+        atOnce.errors?.map((e) => [e.message, e.locations]),
+      );
+      expect(inTurns.document !== undefined).toBe(atOnce.document !== undefined);
+    }
   });
 });

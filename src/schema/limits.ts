@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
@@ -105,6 +106,24 @@ const chainReadsEstimator: ComplexityEstimator = ({ type, field, args, childComp
 };
 
 const CONTRACT_DOCUMENT_FIELDS = new Set(['Query.contractOpenApi', 'Query.contractSwagger']);
+
+/** The field names (after the type's) of `Type.field` keys. */
+const namesOf = (fields: Iterable<string>): Set<string> => new Set([...fields].map((f) => f.split('.')[1]!));
+const BLOCK_READING_NAMES = namesOf(Object.keys(CHAIN_BLOCK_READS));
+const CONTRACT_DOCUMENT_NAMES = namesOf(CONTRACT_DOCUMENT_FIELDS);
+
+/** Whether the document selects, anywhere (any operation or fragment), a field of one of these names. */
+function selectsAny(document: DocumentNode, names: Set<string>): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (!names.has(node.name.value)) return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
 const contractDocumentsEstimator: ComplexityEstimator = ({ type, field, childComplexity }) =>
   (CONTRACT_DOCUMENT_FIELDS.has(`${type.name}.${field.name}`) ? 1 : 0) + childComplexity;
 
@@ -142,6 +161,21 @@ export function assertCost(
   variables: Record<string, unknown> | undefined | null,
   operationName?: string | null,
 ): void {
+  runToEnd(costSteps(schema, document, variables, operationName));
+}
+
+/**
+ * assertCost in steps: each measure walks the whole operation, and a step ends after each. The
+ * blocks and contract documents are not measured in a document that selects no field that counts
+ * for them: every estimator walks the same nodes and reads the same arguments, so a measure that
+ * could fail has already failed in the first, and the others would be 0.
+ */
+function* costSteps(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined | null,
+  operationName?: string | null,
+): Steps<void> {
   const measure = (estimators: ComplexityEstimator[]): number => {
     try {
       return getComplexity({
@@ -164,17 +198,60 @@ export function assertCost(
   if (cost > MAX_QUERY_COMPLEXITY) {
     throw refusal(`The operation is too complex: cost ${cost} exceeds the limit of ${MAX_QUERY_COMPLEXITY}`);
   }
-  const blocks = measure([chainReadsEstimator]);
+  yield;
+  const blocks = selectsAny(document, BLOCK_READING_NAMES) ? measure([chainReadsEstimator]) : 0;
   if (blocks > MAX_CHAIN_BLOCK_READS) {
     throw refusal(
       `The operation may read ${blocks} blocks from the node, over the limit of ${MAX_CHAIN_BLOCK_READS} for one operation`,
     );
   }
-  const documents = measure([contractDocumentsEstimator]);
+  yield;
+  const documents = selectsAny(document, CONTRACT_DOCUMENT_NAMES) ? measure([contractDocumentsEstimator]) : 0;
   if (documents > MAX_CONTRACT_DOCUMENTS) {
     throw refusal(
       `The operation asks for ${documents} contract documents (contractOpenApi, contractSwagger); at most ${MAX_CONTRACT_DOCUMENTS} per operation`,
     );
+  }
+}
+
+/**
+ * Work cut into steps: the generator yields between two steps, each a single pass over the
+ * document (parsing, one validation pass, one cost measure). `runToEnd` runs them all at once;
+ * `runInTurns` gives the event loop back between them once a turn has used its budget.
+ */
+type Steps<T> = Generator<void, T, void>;
+
+/** Runs every step at once, in the caller's turn. */
+export function runToEnd<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * How long admission may hold the event loop in one turn before it gives the loop back (between two
+ * steps; a step runs whole). A document seen for the first time passes parsing, three validation
+ * passes and three cost measures: 100 aliases of a field took about 100 ms of CPU in one turn
+ * (graphql-js's checks run several times slower outside NODE_ENV=production), over the 100 ms a
+ * request may hold the loop (docs/api.md, "GraphQL specifics"). A small document ends within the
+ * budget: no turn is given back, nothing is added to its latency.
+ */
+export const ADMISSION_TURN_BUDGET_MS = 10;
+
+/**
+ * Runs the steps, giving the event loop back (setImmediate) whenever the current turn has used
+ * `budgetMs`, also after the last step, so that what the caller runs next starts a fresh turn.
+ */
+export async function runInTurns<T>(steps: Steps<T>, budgetMs = ADMISSION_TURN_BUDGET_MS): Promise<T> {
+  let started = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (performance.now() - started >= budgetMs) {
+      await nextTurn();
+      started = performance.now();
+    }
+    if (next.done) return next.value;
   }
 }
 
@@ -192,6 +269,16 @@ export function admitDocument(
   variables: Record<string, unknown> | undefined | null,
   operationName?: string | null,
 ): Admission {
+  return runToEnd(admissionSteps(schema, source, variables, operationName));
+}
+
+/** admitDocument in steps (`runInTurns`): one step per pass over the document. */
+function* admissionSteps(
+  schema: GraphQLSchema,
+  source: string,
+  variables: Record<string, unknown> | undefined | null,
+  operationName?: string | null,
+): Steps<Admission> {
   let document: DocumentNode;
   try {
     document = parseLimited(source);
@@ -199,11 +286,13 @@ export function admitDocument(
     if (error instanceof GraphQLError) return { errors: [error] };
     throw error;
   }
+  yield;
   try {
     // graphql-armor's rules throw their refusal out of validate.
     const staticErrors = validate(schema, document, STATIC_RULES);
     if (staticErrors.length > 0) return { errors: [...staticErrors] };
-    assertCost(schema, document, variables, operationName);
+    yield;
+    yield* costSteps(schema, document, variables, operationName);
   } catch (error) {
     // An argument written inline with a value its type refuses (`network: foonet`) stops the
     // estimator, which reads arguments as graphql-js would: graphql-js's validation says what is
@@ -216,8 +305,10 @@ export function admitDocument(
     if (error instanceof GraphQLError) return { errors: [error] };
     throw error;
   }
+  yield;
   const errors = validate(schema, document, LINEAR_RULES);
   if (errors.length > 0) return { errors: [...errors] };
+  yield;
   const overlap = validate(schema, document, [OverlappingFieldsCanBeMergedRule]);
   if (overlap.length > 0) return { errors: [...overlap] };
   return { document };
@@ -239,11 +330,15 @@ const AST_BYTES_PER_SOURCE_CHAR = 64;
 export interface GraphQLPipeline {
   /** How many admitted documents are remembered now (at most MAX_ADMITTED_DOCUMENTS; metric graphql_admitted_documents). */
   readonly cachedDocuments: number;
+  /**
+   * The admission of one call: a document seen for the first time is admitted in steps, the event
+   * loop given back between them once a turn has used ADMISSION_TURN_BUDGET_MS (`runInTurns`).
+   */
   admit(
     source: string,
     variables: Record<string, unknown> | undefined | null,
     operationName?: string | null,
-  ): Admission;
+  ): Promise<Admission>;
 }
 
 /**
@@ -261,21 +356,21 @@ export function createGraphQLPipeline(schema: GraphQLSchema): GraphQLPipeline {
     get cachedDocuments() {
       return admitted.size;
     },
-    admit(source, variables, operationName) {
+    async admit(source, variables, operationName) {
       // The cost was measured for the operation named: another name is another admission.
       const key = `${operationName ?? ''}\u0000${source}`;
       const known = admitted.get(key);
       if (known) {
         if (!known.measureAgain) return { document: known.document };
         try {
-          assertCost(schema, known.document, variables, operationName);
+          await runInTurns(costSteps(schema, known.document, variables, operationName));
           return { document: known.document };
         } catch (error) {
           if (error instanceof GraphQLError) return { errors: [error] };
           throw error;
         }
       }
-      const result = admitDocument(schema, source, variables, operationName);
+      const result = await runInTurns(admissionSteps(schema, source, variables, operationName));
       if (result.document) {
         admitted.set(key, { document: result.document, measureAgain: costDependsOnVariables(result.document) });
       }

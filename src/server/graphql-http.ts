@@ -220,7 +220,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
    * admitted document; 'refused' once the refusal is answered (it never reaches Apollo); undefined
    * when there is no document to admit (Apollo answers: the GraphiQL page, or its own error).
    */
-  function admit(input: unknown, res: http.ServerResponse): Admitted | 'refused' | undefined {
+  async function admit(input: unknown, res: http.ServerResponse): Promise<Admitted | 'refused' | undefined> {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
     const { query, operationName } = input as Record<string, unknown>;
     let variables = (input as Record<string, unknown>).variables;
@@ -235,7 +235,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     const name = typeof operationName === 'string' ? operationName : undefined;
     const vars =
       variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined;
-    const admitted = pipeline.admit(query, vars, name);
+    const admitted = await pipeline.admit(query, vars, name);
     if (!admitted.errors) return { document: admitted.document, source: query, operationName: name, variables: vars };
     const requestId = requestIdOf(res);
     errors.sendGraphQL(
@@ -261,7 +261,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
   };
 
   const admission: express.RequestHandler = (req, res, next) => {
-    if (admit(req.method === 'GET' ? req.query : req.body, res) !== 'refused') next();
+    admit(req.method === 'GET' ? req.query : req.body, res).then((admitted) => {
+      if (admitted !== 'refused') next();
+    }, next);
   };
 
   /** Apollo's answer to a request whose body is read (what @as-integrations/express5 does, without its url.parse). */
@@ -333,7 +335,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
 
   /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const admitted = admit(body, res);
+    const admitted = await admit(body, res);
     if (admitted === 'refused') return;
     // Object variables only (Apollo refuses a JSON string in a POST body, in its own words), no extensions.
     const { variables, extensions } = body as Record<string, unknown>;

@@ -93,7 +93,7 @@ export function graphqlWs(opts: GraphQLWsOptions): {
       schema,
       subscribe: sharedSubscribe(opts.sharedFeeds ?? SHARED_FEEDS),
       // Parse, validate and cost-check here so WebSocket operations meet the same limits as HTTP.
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
         const requestId = randomUUID();
         // ctx.subscriptions already holds this one.
         if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
@@ -108,7 +108,7 @@ export function graphqlWs(opts: GraphQLWsOptions): {
           ];
         }
         try {
-          const admission = pipeline.admit(payload.query, payload.variables, payload.operationName);
+          const admission = await pipeline.admit(payload.query, payload.variables, payload.operationName);
           if (admission.errors) return admission.errors.map((e) => errors.ws(e, requestId));
           const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
           return {
