@@ -117,7 +117,8 @@ async function startAndKill(after: number): Promise<{ killedAt: number; inTransa
       }
       // Read again: a write may have committed between the reads above and the kill.
       const killedAt = await lastIndexed();
-      if (killedAt === null || killedAt >= chain.head) throw new Error(`the index reached block ${killedAt} by the kill`);
+      if (killedAt === null || killedAt >= chain.head)
+        throw new Error(`the index reached block ${killedAt} by the kill`);
       return { killedAt, inTransaction, output };
     }
     await new Promise((r) => setTimeout(r, passed ? POLL_INDEXING_MS : POLL_STARTING_MS));
