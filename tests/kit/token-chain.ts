@@ -53,6 +53,11 @@ const SENDERS = Array.from(
 );
 /** Token holders (not senders: the tokens' `moves` is open). */
 export const HOLDERS = Array.from({ length: 16 }, (_, i) => `0x${(0xc0de00 + i).toString(16).padStart(40, '0')}`);
+/**
+ * Most ERC-721 ids held at once: anvil's work per mined block grows with the storage of the
+ * contracts the block changes, and every block changes the ERC-721's.
+ */
+const HELD_721 = 48;
 /** The ERC-1155 ids in use. */
 export const IDS_1155 = [1n, 2n, 3n, 5n, 8n, 13n];
 
@@ -273,12 +278,22 @@ export async function generateTokenChain(
       to.push(t);
       values.push(BigInt(1 + rand(1_000)));
     }
-    // ERC-721: two items: a mint, then a move or (every fourth block) a burn of a held id.
+    // ERC-721: two items: a mint (a burn of a held id once HELD_721 are held), then a move or
+    // (every fourth block) a burn of a held id.
     const held = [...owners.keys()];
-    const ids721: bigint[] = [nextId];
-    const to721: string[] = [holder()];
-    owners.set(nextId, to721[0]!);
-    nextId++;
+    const ids721: bigint[] = [];
+    const to721: string[] = [];
+    if (held.length < HELD_721) {
+      ids721.push(nextId);
+      to721.push(holder());
+      owners.set(nextId, to721[0]!);
+      nextId++;
+    } else {
+      const [id] = held.splice(rand(held.length), 1);
+      ids721.push(id!);
+      to721.push(ZERO);
+      owners.delete(id!);
+    }
     if (held.length > 0) {
       const id = held[rand(held.length)]!;
       const t = b % 4 === 3 ? ZERO : holder();
