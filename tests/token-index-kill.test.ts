@@ -87,7 +87,7 @@ async function startAndKill(after: number): Promise<{ killedAt: number; inTransa
   const half = after + (chain.head - after) / 2;
   for (;;) {
     // Until the index has passed `after` (the service starting, its first write), only its progress is
-    // read, and less often: the kill waits for the write after that one, which takes far longer.
+    // read, and less often: the kill is aimed at the write after that one, which lasts far longer.
     const last = await lastIndexed();
     if (last !== null && last >= chain.head) throw new Error('the index caught up before the service could be killed');
     const passed = last !== null && last > after;
