@@ -9,8 +9,16 @@ import { serviceEnv, spawnService, type ServiceProcess } from './kit/process';
 import { createMigratedDatabase } from './kit/stack';
 import { generateTokenChain, indexVersusChain, type TokenChain } from './kit/token-chain';
 
-/** Generated blocks: about 12 batches of the indexer's 100, each with 10 transfer items a block. */
-const BLOCKS = Number(process.env.TEST_TOKEN_BLOCKS ?? 1_200);
+/**
+ * Generated blocks, each with 10 transfer items. The indexer fetches 100 blocks a batch and writes
+ * up to 4 fetched batches in one transaction, so a start's first write ends at most 400 blocks on:
+ * the first kill lands by block 399, the second by 799, and 900 blocks leave the last write after it
+ * (anvil's work per mined block grows with the chain, so the chain is no longer than that).
+ */
+const BLOCKS = Number(process.env.TEST_TOKEN_BLOCKS ?? 900);
+/** How often the index's progress is read while the service starts, and once its index has passed `after`. */
+const POLL_STARTING_MS = 25;
+const POLL_INDEXING_MS = 5;
 
 let mainnet: LocalNode;
 let testnet: LocalNode;
@@ -78,10 +86,14 @@ async function startAndKill(after: number): Promise<{ killedAt: number; inTransa
   );
   const half = after + (chain.head - after) / 2;
   for (;;) {
-    const [last, inTransaction] = await Promise.all([lastIndexed(), writing()]);
+    // Until the index has passed `after` (the service starting, its first write), only its progress is
+    // read, and less often: the kill is aimed at the write after that one, which lasts far longer.
+    const last = await lastIndexed();
     if (last !== null && last >= chain.head) throw new Error('the index caught up before the service could be killed');
+    const passed = last !== null && last > after;
+    const inTransaction = passed && (await writing());
     const proc = spawned.proc;
-    if (last !== null && last > after && (inTransaction || last >= half) && proc) {
+    if (passed && (inTransaction || last >= half) && proc) {
       proc.kill('SIGKILL');
       const service = await starting;
       let output = '';
@@ -103,9 +115,13 @@ async function startAndKill(after: number): Promise<{ killedAt: number; inTransa
         if (i > 200) throw new Error(`${others} connections of the killed service remain`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      return { killedAt: last, inTransaction, output };
+      // Read again: a write may have committed between the reads above and the kill.
+      const killedAt = await lastIndexed();
+      if (killedAt === null || killedAt >= chain.head)
+        throw new Error(`the index reached block ${killedAt} by the kill`);
+      return { killedAt, inTransaction, output };
     }
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, passed ? POLL_INDEXING_MS : POLL_STARTING_MS));
   }
 }
 

@@ -1,14 +1,12 @@
 // A token-heavy dev chain: OpenZeppelin ERC-20, ERC-721 and ERC-1155 tokens whose open `moves`
 // function runs many transfers, mints and burns in one transaction, and blocks mined by hand with
 // three such transactions each. For the token index's kill test and its catch-up benchmark.
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HDNodeWallet, Interface } from 'ethers';
 import { rpc, rpcBatch } from './json-rpc';
-
-// solc has no type declarations; it compiles the token contracts the chain runs.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const solc = require('solc') as { compile(input: string, callbacks: object): string };
 
 const SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity 0.8.20;
@@ -55,6 +53,11 @@ const SENDERS = Array.from(
 );
 /** Token holders (not senders: the tokens' `moves` is open). */
 export const HOLDERS = Array.from({ length: 16 }, (_, i) => `0x${(0xc0de00 + i).toString(16).padStart(40, '0')}`);
+/**
+ * Most ERC-721 ids held at once: anvil's work per mined block grows with the storage of the
+ * contracts the block changes, and every block changes the ERC-721's.
+ */
+const HELD_721 = 48;
 /** The ERC-1155 ids in use. */
 export const IDS_1155 = [1n, 2n, 3n, 5n, 8n, 13n];
 
@@ -72,30 +75,63 @@ interface Compiled {
   bytecode: string;
 }
 
-let compiled: Record<'Heavy20' | 'Heavy721' | 'Heavy1155', Compiled> | null = null;
+type Contracts = Record<'Heavy20' | 'Heavy721' | 'Heavy1155', Compiled>;
+let compiled: Contracts | null = null;
 
-function compile(): NonNullable<typeof compiled> {
+/**
+ * The compiled tokens, from a file of the machine's temporary directory named by a digest of the
+ * compiler input, solc's version and OpenZeppelin's: solc (a WebAssembly module) loads and compiles
+ * them once per machine instead of once per test file or benchmark.
+ */
+function compile(): Contracts {
   if (compiled) return compiled;
+  const input = JSON.stringify({
+    language: 'Solidity',
+    sources: { 'Heavy.sol': { content: SOURCE } },
+    settings: {
+      evmVersion: 'paris',
+      optimizer: { enabled: false },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  });
+  const version = (pkg: string) =>
+    (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { version: string }).version;
+  const digest = createHash('sha256')
+    .update(`${input}\n${version('solc')}\n${version('@openzeppelin/contracts')}`)
+    .digest('hex');
+  const dir = path.join(tmpdir(), `devportal-token-chain-${process.getuid?.() ?? 0}`);
+  const file = path.join(dir, `${digest}.json`);
+  try {
+    compiled = JSON.parse(readFileSync(file, 'utf8')) as Contracts;
+    return compiled;
+  } catch {
+    // not compiled on this machine yet
+  }
+  compiled = compileWithSolc(input);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, JSON.stringify(compiled));
+    renameSync(partial, file);
+  } catch {
+    // A cache that cannot be written only costs the next run a compile.
+  }
+  return compiled;
+}
+
+function compileWithSolc(input: string): Contracts {
+  // solc has no type declarations; loaded only when the contracts are not in the cache.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const solc = require('solc') as { compile(input: string, callbacks: object): string };
   const root = path.dirname(require.resolve('@openzeppelin/contracts/package.json'));
   const out = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'Heavy.sol': { content: SOURCE } },
-        settings: {
-          evmVersion: 'paris',
-          optimizer: { enabled: false },
-          outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-        },
-      }),
-      {
-        import: (p: string) => {
-          const prefix = '@openzeppelin/contracts/';
-          if (!p.startsWith(prefix)) return { error: `not found: ${p}` };
-          return { contents: readFileSync(path.join(root, p.slice(prefix.length)), 'utf8') };
-        },
+    solc.compile(input, {
+      import: (p: string) => {
+        const prefix = '@openzeppelin/contracts/';
+        if (!p.startsWith(prefix)) return { error: `not found: ${p}` };
+        return { contents: readFileSync(path.join(root, p.slice(prefix.length)), 'utf8') };
       },
-    ),
+    }),
   ) as {
     errors?: Array<{ severity: string; formattedMessage: string }>;
     contracts: Record<string, Record<string, { abi: string[]; evm: { bytecode: { object: string } } }>>;
@@ -106,8 +142,7 @@ function compile(): NonNullable<typeof compiled> {
     const c = out.contracts['Heavy.sol']![name]!;
     return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
   };
-  compiled = { Heavy20: of('Heavy20'), Heavy721: of('Heavy721'), Heavy1155: of('Heavy1155') };
-  return compiled;
+  return { Heavy20: of('Heavy20'), Heavy721: of('Heavy721'), Heavy1155: of('Heavy1155') };
 }
 
 /** ABIs of the three tokens (balanceOf, totalSupply, ...). */
@@ -133,6 +168,26 @@ function random(seed: number): (n: number) => number {
     return (((t ^ (t >>> 14)) >>> 0) % n) as number;
   };
 }
+
+// The ABI encoding of the tokens' `moves` calls, written out: the generator makes three a block,
+// and ethers' general encoder is most of its own CPU. Checked against ethers on the first block.
+const word = (n: bigint | number) => n.toString(16).padStart(64, '0');
+/** Dynamic values already encoded, as a tuple: their offsets, then the values. */
+const dynamicTuple = (values: string[]) => {
+  let offset = values.length * 32;
+  const head = values.map((v) => {
+    const w = word(offset);
+    offset += v.length / 2;
+    return w;
+  });
+  return head.join('') + values.join('');
+};
+const addressArray = (a: string[]) =>
+  word(a.length) + a.map((x) => x.slice(2).toLowerCase().padStart(64, '0')).join('');
+const uintArray = (a: bigint[]) => word(a.length) + a.map(word).join('');
+const uintArrays = (a: bigint[][]) => word(a.length) + dynamicTuple(a.map(uintArray));
+/** A call whose arguments are all dynamic (arrays). */
+const callData = (selector: string, args: string[]) => selector + dynamicTuple(args);
 
 async function deploy(url: string, bytecode: string): Promise<string> {
   const hash = (await rpc(url, 'eth_sendTransaction', [
@@ -201,6 +256,8 @@ export async function generateTokenChain(
   }
   const firstHeavyBlock = Number(BigInt((await rpc(url, 'eth_blockNumber')) as string)) + 1;
 
+  const selector = (i: Interface) => i.getFunction('moves')!.selector;
+  const [moves20, moves721, moves1155] = [selector(i20), selector(i721), selector(i1155)];
   const rand = random(opts.seed ?? 30);
   const holder = () => HOLDERS[rand(HOLDERS.length)]!;
   // ERC-721 owners as the generator made them (ids from 1), to mint new ids and burn held ones.
@@ -221,12 +278,22 @@ export async function generateTokenChain(
       to.push(t);
       values.push(BigInt(1 + rand(1_000)));
     }
-    // ERC-721: two items: a mint, then a move or (every fourth block) a burn of a held id.
+    // ERC-721: two items: a mint (a burn of a held id once HELD_721 are held), then a move or
+    // (every fourth block) a burn of a held id.
     const held = [...owners.keys()];
-    const ids721: bigint[] = [nextId];
-    const to721: string[] = [holder()];
-    owners.set(nextId, to721[0]!);
-    nextId++;
+    const ids721: bigint[] = [];
+    const to721: string[] = [];
+    if (held.length < HELD_721) {
+      ids721.push(nextId);
+      to721.push(holder());
+      owners.set(nextId, to721[0]!);
+      nextId++;
+    } else {
+      const [id] = held.splice(rand(held.length), 1);
+      ids721.push(id!);
+      to721.push(ZERO);
+      owners.delete(id!);
+    }
     if (held.length > 0) {
       const id = held[rand(held.length)]!;
       const t = b % 4 === 3 ? ZERO : holder();
@@ -241,31 +308,25 @@ export async function generateTokenChain(
     const batchIds = IDS_1155.slice(batchStart, batchStart + 3);
     const f1155 = [b % 5 === 0 ? ZERO : holder(), holder()];
     const t1155 = [holder(), b % 7 === 0 ? ZERO : holder()];
+    const ids1155 = [[single], batchIds];
+    const values1155 = [[BigInt(1 + rand(5))], batchIds.map(() => BigInt(1 + rand(5)))];
+    const data = [
+      callData(moves20, [addressArray(from), addressArray(to), uintArray(values)]),
+      callData(moves721, [addressArray(to721), uintArray(ids721)]),
+      callData(moves1155, [addressArray(f1155), addressArray(t1155), uintArrays(ids1155), uintArrays(values1155)]),
+    ];
+    if (b === 0) {
+      const expected = [
+        i20.encodeFunctionData('moves', [from, to, values]),
+        i721.encodeFunctionData('moves', [to721, ids721]),
+        i1155.encodeFunctionData('moves', [f1155, t1155, ids1155, values1155]),
+      ];
+      if (data.some((d, k) => d !== expected[k])) throw new Error('token chain: calldata differs from ethers');
+    }
     await rpcBatch(url, [
-      [
-        'eth_sendTransaction',
-        [{ from: SENDERS[1], to: erc20, gas: hex(400_000), data: i20.encodeFunctionData('moves', [from, to, values]) }],
-      ],
-      [
-        'eth_sendTransaction',
-        [{ from: SENDERS[2], to: erc721, gas: hex(600_000), data: i721.encodeFunctionData('moves', [to721, ids721]) }],
-      ],
-      [
-        'eth_sendTransaction',
-        [
-          {
-            from: SENDERS[3],
-            to: erc1155,
-            gas: hex(600_000),
-            data: i1155.encodeFunctionData('moves', [
-              f1155,
-              t1155,
-              [[single], batchIds],
-              [[BigInt(1 + rand(5))], batchIds.map(() => BigInt(1 + rand(5)))],
-            ]),
-          },
-        ],
-      ],
+      ['eth_sendTransaction', [{ from: SENDERS[1], to: erc20, gas: hex(400_000), data: data[0] }]],
+      ['eth_sendTransaction', [{ from: SENDERS[2], to: erc721, gas: hex(600_000), data: data[1] }]],
+      ['eth_sendTransaction', [{ from: SENDERS[3], to: erc1155, gas: hex(600_000), data: data[2] }]],
     ]);
     // The mine is its own request: anvil answers a batch's entries concurrently.
     await rpc(url, 'evm_mine');
