@@ -318,6 +318,62 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
     }
   });
 
+  it("runs graphql-js's overlap rule off the event loop for a never-seen document where it is quadratic", async () => {
+    // The overlap rule compares every two fields of one response name: on the event loop these held
+    // it 0.5-1.9 s. Each try is a document never seen (another operation name).
+    const hash = `0x${'12'.repeat(32)}`;
+    const repeat = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(' ');
+    const documents: Record<
+      string,
+      (attempt: number) => { query: string; operationName?: string; extensions?: object }
+    > = {
+      // 1000 fields within every limit, no aliases: admitted and answered (or refused if the
+      // worker's time limit passes first on a loaded machine).
+      '250 repeats of a lookup': (a) => ({
+        query: `query R${a}($h: String!) { ${repeat(250, () => 'transaction(hash: $h, network: testnet) { found transaction { hash } }')} }`,
+      }),
+      // The same through Apollo (`extensions` keeps it off the fast path): Apollo finds the admitted
+      // document in its store and does not validate it again on the event loop.
+      '250 repeats of a lookup, through Apollo': (a) => ({
+        query: `query P${a}($h: String!) { ${repeat(250, () => 'transaction(hash: $h, network: testnet) { found transaction { hash } }')} }`,
+        extensions: {},
+      }),
+      // Differing arguments: refused by the rule.
+      '333 lookups with differing arguments': (a) => ({
+        query: `query D${a} { ${repeat(333, (i) => `transaction(hash: "0x${i}", network: testnet) { found }`)} }`,
+      }),
+      // The operation that runs is small; the unused one holds 9,000 fields the rule still checks.
+      'an unused operation of 9,000 fields': (a) => ({
+        query: `query A${a} { __typename } query B${a} { ${repeat(9_000, () => '__typename')} }`,
+        operationName: `A${a}`,
+      }),
+    };
+    const tooCostly = /^The document is too costly to validate/;
+    for (const [what, document] of Object.entries(documents)) {
+      const { result, maxHoldMs } = await leastLoopHoldCpuMs(
+        (attempt) =>
+          api.call('POST', '/graphql', {
+            ...document(attempt + 10 * Object.keys(documents).indexOf(what)),
+            variables: { h: hash },
+          }),
+        100,
+      );
+      const errors: Array<{ message: string; extensions: { code: string } }> = result.body.errors ?? [];
+      process.stdout.write(
+        `GraphQL overlap rule: never-seen document, ${what}: event loop held ${maxHoldMs.toFixed(1)} ms at most; ` +
+          `${errors.length === 0 ? 'answered' : errors[0]!.message.slice(0, 60)}\n`,
+      );
+      expect(result.status).toBe(200);
+      if (what.startsWith('333')) {
+        expect(errors[0]!.message).toMatch(/^Fields "transaction" conflict because they have differing arguments/);
+      }
+      if (errors.length === 0) expect(Object.keys(result.body.data).length).toBeGreaterThan(0);
+      else expect(errors[0]!.message).toMatch(what.startsWith('333') ? /conflict/ : tooCostly);
+      for (const e of errors) expect(e.extensions.code).toBe('VALIDATION_FAILED');
+      expect(maxHoldMs).toBeLessThan(100);
+    }
+  });
+
   it('leaves Apollo what only Apollo answers: introspection, graphql-response+json, bodies that are not JSON objects', async () => {
     const intro = await both({ query: '{ __schema { queryType { name } } }' });
     expect(intro.fast).toEqual(intro.apollo);

@@ -6,16 +6,21 @@ import {
   GraphQLError,
   OverlappingFieldsCanBeMergedRule,
   parse,
+  printSchema,
   specifiedRules,
   validate,
   visit,
   BREAK,
+  Kind,
   type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
   type GraphQLSchema,
   type ValidationRule,
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { LRUCache } from 'lru-cache';
+import { OVERLAP_INLINE_MAX_WORK, OverlapChecker, overlapWork } from './overlap-check';
 
 /** Most lexical tokens in one document; checked while parsing, so a huge document costs no more than this. */
 export const MAX_QUERY_TOKENS = 10_000;
@@ -148,7 +153,10 @@ const STATIC_RULES: ValidationRule[] = [
   maxDepthRule({ n: MAX_QUERY_DEPTH, exposeLimits: true }),
   maxDirectivesRule({ n: MAX_QUERY_DIRECTIVES, exposeLimits: true }),
 ];
-/** graphql-js's rules less the quadratic one, which runs last, on a document already bounded by cost. */
+/**
+ * graphql-js's rules less the quadratic one, which runs last: inline for a document where its work
+ * is small, in the overlap worker for any other (src/schema/overlap-check.ts).
+ */
 const LINEAR_RULES = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
 
 /**
@@ -261,7 +269,8 @@ export type Admission =
 
 /**
  * Parse under the token limit → alias, depth and directive limits → cost → graphql-js validation
- * (the quadratic overlap rule last, on a document the cost limit has already bounded).
+ * (the quadratic overlap rule last). All in the caller's turn, the overlap rule included whatever
+ * its work: the pipeline (`createGraphQLPipeline`) runs it off the event loop when it can be heavy.
  */
 export function admitDocument(
   schema: GraphQLSchema,
@@ -269,16 +278,115 @@ export function admitDocument(
   variables: Record<string, unknown> | undefined | null,
   operationName?: string | null,
 ): Admission {
-  return runToEnd(admissionSteps(schema, source, variables, operationName));
+  return runToEnd(admissionSteps(schema, source, variables, operationName)) as Admission;
 }
 
-/** admitDocument in steps (`runInTurns`): one step per pass over the document. */
+/** The overlap rule's refusal of a document it could not check within its time limit. */
+export const TOO_COSTLY_TO_VALIDATE = 'The document is too costly to validate';
+
+/**
+ * The overlap rule over a document in the overlap worker: its errors rebuilt as the inline rule
+ * gives them (same messages, same locations in the same source), or the refusal of a document it
+ * could not check in time (VALIDATION_FAILED), or SERVICE_UNAVAILABLE when too many wait.
+ */
+async function overlapInWorker(
+  checker: OverlapChecker,
+  source: string,
+  { document, keep }: OverlapLeft['overlapLeft'],
+): Promise<Admission> {
+  let outcome;
+  try {
+    outcome = await checker.check(source, keep);
+  } catch (error) {
+    return {
+      errors: [
+        new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error as Error }),
+      ],
+    };
+  }
+  if (outcome.kind === 'too-costly') {
+    return {
+      errors: [
+        refusal(`${TOO_COSTLY_TO_VALIDATE}: checking that its fields can be merged took over ${checker.timeoutMs} ms`),
+      ],
+    };
+  }
+  if (outcome.errors.length === 0) return { document };
+  const documentSource = document.loc?.source;
+  return {
+    errors: outcome.errors.map(({ message, positions }) =>
+      positions && documentSource
+        ? new GraphQLError(message, { source: documentSource, positions })
+        : new GraphQLError(message),
+    ),
+  };
+}
+
+/** Whether a document's overlap rule runs in the overlap worker: its work over OVERLAP_INLINE_MAX_WORK. */
+export const overlapIsHeavy = (document: DocumentNode): boolean => overlapWork(document) > OVERLAP_INLINE_MAX_WORK;
+
+/**
+ * The part of a document its checks run over: with an operation name that names one of several
+ * operations, that operation, the fragments it reaches and any definition that is not an operation
+ * or a fragment (refused by validation); otherwise the whole document. `keep` lists the indexes of
+ * the definitions kept (undefined: all). The cost limits measure the operation that runs, and
+ * validation runs over what it measured: an unused operation of 9,000 fields once made validation
+ * hold the event loop a second (docs/api.md, "GraphQL specifics"). The other operations never run.
+ */
+export function checkedPart(
+  document: DocumentNode,
+  operationName?: string | null,
+): { document: DocumentNode; keep?: number[] } {
+  if (typeof operationName !== 'string') return { document };
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const named = operations.filter((d) => d.name?.value === operationName);
+  if (operations.length < 2 || named.length !== 1) return { document };
+  const fragments = new Map<string, FragmentDefinitionNode[]>();
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, [...(fragments.get(d.name.value) ?? []), d]);
+  }
+  // The fragments the operation reaches, followed without recursion (a chain may be long).
+  const reached = new Set<string>();
+  const pending: Array<OperationDefinitionNode | FragmentDefinitionNode> = [named[0]!];
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    visit(node, {
+      FragmentSpread(spread) {
+        const name = spread.name.value;
+        if (reached.has(name)) return;
+        reached.add(name);
+        pending.push(...(fragments.get(name) ?? []));
+      },
+    });
+  }
+  const keep: number[] = [];
+  document.definitions.forEach((d, i) => {
+    const kept =
+      d.kind === Kind.OPERATION_DEFINITION
+        ? d === named[0]
+        : d.kind === Kind.FRAGMENT_DEFINITION
+          ? reached.has(d.name.value)
+          : true;
+    if (kept) keep.push(i);
+  });
+  return { document: { ...document, definitions: keep.map((i) => document.definitions[i]!) }, keep };
+}
+
+/** A document admitted up to the overlap rule, which is left to the overlap worker. */
+interface OverlapLeft {
+  overlapLeft: { document: DocumentNode; checked: DocumentNode; keep?: number[] };
+}
+
+/**
+ * admitDocument in steps (`runInTurns`): one step per pass over the document. With `leaveOverlap`,
+ * a document it says yes to ends before the overlap rule (`OverlapLeft`).
+ */
 function* admissionSteps(
   schema: GraphQLSchema,
   source: string,
   variables: Record<string, unknown> | undefined | null,
   operationName?: string | null,
-): Steps<Admission> {
+  leaveOverlap?: (document: DocumentNode) => boolean,
+): Steps<Admission | OverlapLeft> {
   let document: DocumentNode;
   try {
     document = parseLimited(source);
@@ -286,30 +394,32 @@ function* admissionSteps(
     if (error instanceof GraphQLError) return { errors: [error] };
     throw error;
   }
+  const { document: checked, keep } = checkedPart(document, operationName);
   yield;
   try {
     // graphql-armor's rules throw their refusal out of validate.
-    const staticErrors = validate(schema, document, STATIC_RULES);
+    const staticErrors = validate(schema, checked, STATIC_RULES);
     if (staticErrors.length > 0) return { errors: [...staticErrors] };
     yield;
-    yield* costSteps(schema, document, variables, operationName);
+    yield* costSteps(schema, checked, variables, operationName);
   } catch (error) {
     // An argument written inline with a value its type refuses (`network: foonet`) stops the
     // estimator, which reads arguments as graphql-js would: graphql-js's validation says what is
     // wrong, in the words the error map knows (INVALID_NETWORK for a Network). It is linear in a
     // document the token limit has bounded; a valid document it cannot measure is still refused.
     if (error instanceof UnmeasurableError) {
-      const invalid = validate(schema, document, LINEAR_RULES);
+      const invalid = validate(schema, checked, LINEAR_RULES);
       if (invalid.length > 0) return { errors: [...invalid] };
     }
     if (error instanceof GraphQLError) return { errors: [error] };
     throw error;
   }
   yield;
-  const errors = validate(schema, document, LINEAR_RULES);
+  const errors = validate(schema, checked, LINEAR_RULES);
   if (errors.length > 0) return { errors: [...errors] };
   yield;
-  const overlap = validate(schema, document, [OverlappingFieldsCanBeMergedRule]);
+  if (leaveOverlap?.(checked)) return { overlapLeft: { document, checked, keep } };
+  const overlap = validate(schema, checked, [OverlappingFieldsCanBeMergedRule]);
   if (overlap.length > 0) return { errors: [...overlap] };
   return { document };
 }
@@ -339,15 +449,24 @@ export interface GraphQLPipeline {
     variables: Record<string, unknown> | undefined | null,
     operationName?: string | null,
   ): Promise<Admission>;
+  /** Stops the overlap worker (checks waiting or running are answered SERVICE_UNAVAILABLE). */
+  close(): Promise<void>;
 }
 
 /**
  * admitDocument with a memory of the documents already admitted: a known document is only
  * measured again (its cost depends on the variables), not parsed and validated again.
  */
-export function createGraphQLPipeline(schema: GraphQLSchema): GraphQLPipeline {
+export function createGraphQLPipeline(
+  schema: GraphQLSchema,
+  options: { overlap?: OverlapChecker } = {},
+): GraphQLPipeline {
+  // The overlap worker holds a type-only copy of the schema: all the overlap rule reads.
+  const overlap =
+    options.overlap ?? new OverlapChecker({ sdl: () => printSchema(schema), maxTokens: MAX_QUERY_TOKENS });
   // A document whose cost no variable can change was measured once, when it was admitted.
-  const admitted = new LRUCache<string, { document: DocumentNode; measureAgain: boolean }>({
+  // `measured`: the part of the document the cost is measured over (checkedPart), when measured again.
+  const admitted = new LRUCache<string, { document: DocumentNode; measured?: DocumentNode }>({
     max: MAX_ADMITTED_DOCUMENTS,
     maxSize: MAX_ADMITTED_BYTES,
     sizeCalculation: (_doc, key) => Math.max(1, key.length) * AST_BYTES_PER_SOURCE_CHAR,
@@ -361,20 +480,27 @@ export function createGraphQLPipeline(schema: GraphQLSchema): GraphQLPipeline {
       const key = `${operationName ?? ''}\u0000${source}`;
       const known = admitted.get(key);
       if (known) {
-        if (!known.measureAgain) return { document: known.document };
+        if (!known.measured) return { document: known.document };
         try {
-          await runInTurns(costSteps(schema, known.document, variables, operationName));
+          await runInTurns(costSteps(schema, known.measured, variables, operationName));
           return { document: known.document };
         } catch (error) {
           if (error instanceof GraphQLError) return { errors: [error] };
           throw error;
         }
       }
-      const result = await runInTurns(admissionSteps(schema, source, variables, operationName));
+      const steps = await runInTurns(admissionSteps(schema, source, variables, operationName, overlapIsHeavy));
+      const result = 'overlapLeft' in steps ? await overlapInWorker(overlap, source, steps.overlapLeft) : steps;
       if (result.document) {
-        admitted.set(key, { document: result.document, measureAgain: costDependsOnVariables(result.document) });
+        // Only the operation that runs and what it uses were measured: only their variables count.
+        const measured = checkedPart(result.document, operationName).document;
+        admitted.set(key, {
+          document: result.document,
+          measured: costDependsOnVariables(measured) ? measured : undefined,
+        });
       }
       return result;
     },
+    close: () => overlap.close(),
   };
 }

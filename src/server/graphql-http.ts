@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type http from 'node:http';
-import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerOptions, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type express from 'express';
+import { LRUCache } from 'lru-cache';
 import {
   execute,
   getOperationAST,
@@ -151,6 +153,14 @@ interface Admitted {
   variables: Record<string, unknown> | undefined;
 }
 
+/**
+ * Documents handed to Apollo that the pipeline has admitted, at most: Apollo finds each in its
+ * document store and neither parses nor validates it again (its validation is graphql-js's
+ * `specifiedRules`, which the pipeline has run, the overlap rule off the event loop when it is
+ * heavy). A document that left the store meanwhile is parsed and validated by Apollo, as before.
+ */
+const MAX_APOLLO_DOCUMENTS = 1_000;
+
 /** One admitted operation, run for a request's context and variables. */
 type Runner = (
   context: RequestContext,
@@ -186,6 +196,15 @@ export interface GraphQLHttp {
  */
 export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp> {
   const { pipeline, contexts, errors } = opts;
+  // Keyed as Apollo keys its store: the SHA-256 (hex) of the source, after a prefix of its own.
+  const apolloDocuments = new LRUCache<string, DocumentNode>({ max: MAX_APOLLO_DOCUMENTS });
+  const sha256 = (source: string) => createHash('sha256').update(source).digest('hex');
+  const documentStore: NonNullable<ApolloServerOptions<RequestContext>['documentStore']> = {
+    get: async (key) => apolloDocuments.get(key.slice(-64)),
+    // Only the pipeline's documents: one Apollo parsed itself is not kept.
+    set: async () => undefined,
+    delete: async (key) => apolloDocuments.delete(key.slice(-64)),
+  };
   const apollo = new ApolloServer<RequestContext>({
     schema: opts.schema,
     introspection: true,
@@ -194,6 +213,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     stopOnTerminationSignals: false,
     // Every document reaches Apollo through the pipeline (admission below): never an unchecked one.
     persistedQueries: false,
+    documentStore,
     // Apollo's CSRF check would refuse a GET without a content-type or preflight header, which is
     // how urql and graphql-request send queries. Neither request it guards against can do harm
     // here: no credential is read from cookies, so a cross-site request carries none; a GET runs
@@ -241,6 +261,8 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     errors.sendGraphQL(
       res,
       admitted.errors.map((e) => errors.graphql(e, requestId)),
+      // Retry-After of a SERVICE_UNAVAILABLE (the overlap worker's queue full).
+      errors.headersOf(admitted.errors[0]),
     );
     return 'refused';
   }
@@ -262,9 +284,14 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
 
   const admission: express.RequestHandler = (req, res, next) => {
     admit(req.method === 'GET' ? req.query : req.body, res).then((admitted) => {
-      if (admitted !== 'refused') next();
+      if (admitted === 'refused') return;
+      if (admitted) toApollo(admitted);
+      next();
     }, next);
   };
+
+  /** Gives Apollo the admitted document, so that it does not parse and validate it again. */
+  const toApollo = ({ source, document }: Admitted) => apolloDocuments.set(sha256(source), document);
 
   /** Apollo's answer to a request whose body is read (what @as-integrations/express5 does, without its url.parse). */
   async function viaApollo(
@@ -345,12 +372,18 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     // Over GET, only a query runs here: Apollo answers anything else (405 for a mutation).
     const getQuery = req.method !== 'GET' || (admitted && isQuery(admitted));
     const run = admitted && plain && getQuery && runnerOf(admitted);
-    if (!admitted || !run) return viaApollo(req, res, body);
+    if (!admitted || !run) {
+      if (admitted) toApollo(admitted);
+      return viaApollo(req, res, body);
+    }
     const requestId = requestIdOf(res);
     const context = contexts.forHttp(requestId, req);
     const result = await run(context, admitted.variables ?? {});
     // No data at all: the variables were refused before anything ran. Apollo words that answer.
-    if (result.errors && result.data === undefined) return viaApollo(req, res, body, context);
+    if (result.errors && result.data === undefined) {
+      toApollo(admitted);
+      return viaApollo(req, res, body, context);
+    }
     // A single field whose value has its JSON text already (a contract's document): that text, not
     // a second serialisation of it (kernel/json-text.ts). The same bytes JSON.stringify would write.
     const fields = !result.errors && result.data ? Object.entries(result.data) : [];
@@ -423,6 +456,9 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       });
       return true;
     },
-    stop: () => apollo.stop(),
+    stop: async () => {
+      await apollo.stop();
+      await pipeline.close();
+    },
   };
 }
