@@ -24,6 +24,7 @@ import type { Logger } from '../kernel/logger';
 import { assertCost, costDependsOnVariables } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
 import { directOperation, type DirectEndpoint } from './direct-route';
+import { endTogether } from './answer-batch';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { omitNulls } from './omit-nulls';
 import { assertStrictBodyTypes, sendErrorResponse, toRestError } from './rest-errors';
@@ -326,7 +327,9 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
           }
           res.setHeader('content-type', 'application/json; charset=utf-8');
           res.setHeader('content-length', doc.body.length);
-          res.end(req.method === 'HEAD' ? undefined : doc.body);
+          // Every client waiting for one build is answered at once: their bytes go out over turns.
+          if (req.method === 'HEAD') res.end();
+          else endTogether(res, doc.body);
         })
         .catch(next);
     });
