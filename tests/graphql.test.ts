@@ -364,11 +364,16 @@ describe('GraphQL over HTTP, fast path and Apollo', () => {
           `${errors.length === 0 ? 'answered' : errors[0]!.message.slice(0, 60)}\n`,
       );
       expect(result.status).toBe(200);
+      // A loaded machine may take the worker past its limit: "too costly" then, never a hold.
       if (what.startsWith('333')) {
-        expect(errors[0]!.message).toMatch(/^Fields "transaction" conflict because they have differing arguments/);
+        expect(errors[0]!.message).toMatch(
+          new RegExp(
+            `^Fields "transaction" conflict because they have differing arguments|${tooCostly.source.slice(1)}`,
+          ),
+        );
       }
       if (errors.length === 0) expect(Object.keys(result.body.data).length).toBeGreaterThan(0);
-      else expect(errors[0]!.message).toMatch(what.startsWith('333') ? /conflict/ : tooCostly);
+      else expect(errors[0]!.message).toMatch(what.startsWith('333') ? /conflict|too costly/ : tooCostly);
       for (const e of errors) expect(e.extensions.code).toBe('VALIDATION_FAILED');
       expect(maxHoldMs).toBeLessThan(100);
     }

@@ -119,6 +119,22 @@ let hostile: DeployedContract;
 let key: string;
 let provider: JsonRpcProvider;
 
+/** The revert of a 2 × 3 bomb, within the budget: the custom error decoded as ever. */
+function expectSmallBoom(res: { status: number; body: any }): void {
+  expect(res.status).toBe(422);
+  expect(res.body.error.code).toBe('EXECUTION_REVERTED');
+  expect(res.body.error.details.error).toEqual({
+    name: 'Boom',
+    signature: 'Boom(uint256[][])',
+    args: [
+      [
+        ['0', '1', '2'],
+        ['0', '1', '2'],
+      ],
+    ],
+  });
+}
+
 const query = (method: string, args: unknown[]) =>
   api.post(`/api/devportal/contracts/${hostile.id}/query/${method}`, { args }, { apiKey: key });
 const invoke = (method: string, args: unknown[]) =>
@@ -235,18 +251,7 @@ describe('revert data', () => {
 
     // Within the budget the custom error is decoded as before.
     const small = await query('failView', ['2', '3']);
-    expect(small.status).toBe(422);
-    expect(small.body.error.code).toBe('EXECUTION_REVERTED');
-    expect(small.body.error.details.error).toEqual({
-      name: 'Boom',
-      signature: 'Boom(uint256[][])',
-      args: [
-        [
-          ['0', '1', '2'],
-          ['0', '1', '2'],
-        ],
-      ],
-    });
+    expectSmallBoom(small);
   });
 
   it('answers a 1 MB revert(string) with a short 422 RESULT_TOO_LARGE, and cuts a 192 KiB reason to 4 KiB', async () => {
@@ -302,18 +307,7 @@ describe('deployment simulation', () => {
       );
     // Compiled once before anything is measured: what is measured is the simulation's revert.
     const small = await deploy(['2', '3']);
-    expect(small.status).toBe(422);
-    expect(small.body.error.code).toBe('EXECUTION_REVERTED');
-    expect(small.body.error.details.error).toEqual({
-      name: 'Boom',
-      signature: 'Boom(uint256[][])',
-      args: [
-        [
-          ['0', '1', '2'],
-          ['0', '1', '2'],
-        ],
-      ],
-    });
+    expectSmallBoom(small);
     const { result: res, maxHoldMs } = await held('deploy, constructor reverting with a bomb', () =>
       deploy(['400', '400']),
     );

@@ -17,7 +17,10 @@ export interface CallOptions {
 /** A tiny HTTP client for black-box tests: JSON in, JSON out, status and headers kept. */
 export function client(baseUrl: string, defaults: { headers?: Record<string, string> } = {}) {
   async function call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}) {
-    const headers: Record<string, string> = { ...defaults.headers, ...opts.headers };
+    // A socket per request: a kept-alive socket idle near the service's keep-alive timeout (5 s) can
+    // be closed by the service as the client reuses it (ECONNRESET), more so on a loaded machine
+    // where the client's own idle timer fires late.
+    const headers: Record<string, string> = { connection: 'close', ...defaults.headers, ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
     let payload: string | undefined = opts.raw;
