@@ -1,16 +1,21 @@
-/** The ABI bound of docs/api.md, "Contracts" (256 KiB). */
-export const MAX_ABI_BYTES = 256 * 1024;
+import { MAX_ABI_BYTES } from '../../src/modules/contracts/abi-limits';
 
-/** A view function without parameters, as solc writes it into an ABI. */
-export const viewFunction = (name: string) => ({
-  inputs: [],
+export { MAX_ABI_BYTES };
+
+/** A view function, as solc writes it into an ABI. */
+export const viewFunction = (name: string, inputs: unknown[] = [], outputs: unknown[] = []) => ({
+  inputs,
   name,
-  outputs: [],
+  outputs,
   stateMutability: 'view',
   type: 'function',
 });
 
-/** The ABI whose documents are the largest under the limit: ~3,100 functions without parameters. */
+/**
+ * The ABI whose documents are the largest and slowest to build under the 256 KiB limit (measured:
+ * functions without parameters give the most operations per byte, about 3,000, and a 5.5 MB OpenAPI
+ * document whose build takes ~160 ms of CPU, JSON.stringify another 40 ms).
+ */
 export function largestAbi(): unknown[] {
   const abi: unknown[] = [];
   let length = 2;

@@ -1,4 +1,5 @@
 import { leastLoopHoldCpuMs } from '../../../../tests/kit/cpu-time';
+import { largestAbi, viewFunction as fn } from '../../../../tests/kit/largest-abi';
 import { MAX_ABI_BYTES } from '../abi-limits';
 import { buildContractOpenApi, buildContractSwagger } from '.';
 import { ContractDocuments, type DocumentContract } from './contract-documents';
@@ -10,32 +11,8 @@ const CONTRACT: DocumentContract = {
   address: null,
   servers: ['https://api.example.org'],
 };
-const fn = (name: string, inputs: unknown[] = [], outputs: unknown[] = []) => ({
-  inputs,
-  name,
-  outputs,
-  stateMutability: 'view',
-  type: 'function',
-});
 const uint = (name: string) => ({ internalType: 'uint256', name, type: 'uint256' });
 const ABI = [fn('balanceOf', [uint('who')], [uint('')]), { ...fn('set', [uint('x')]), stateMutability: 'nonpayable' }];
-
-/**
- * The ABI whose documents are the largest and slowest to build under the 256 KiB limit (measured:
- * functions without parameters give the most operations per byte, about 3,000, and a 5.5 MB OpenAPI
- * document whose build takes ~160 ms of CPU, JSON.stringify another 40 ms).
- */
-function largestAbi(): unknown[] {
-  const abi: unknown[] = [];
-  let length = 2;
-  for (let i = 0; ; i++) {
-    const entry = fn(`f${i.toString(36)}`);
-    const size = JSON.stringify(entry).length + 1;
-    if (length + size > MAX_ABI_BYTES) return abi;
-    length += size;
-    abi.push(entry);
-  }
-}
 
 let documents: ContractDocuments;
 beforeEach(() => {
