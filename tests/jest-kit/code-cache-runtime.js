@@ -3,9 +3,10 @@
  * Jest's module runtime with V8's code cache: every test file gets a fresh module registry, so each
  * worker compiles the same node_modules and sources again for every file (about two thirds of a
  * second of CPU per integration file). This runtime hands V8 the code cache of a module it has
- * compiled before (kept in the worker's memory and in a directory shared by the machine's runs)
- * and compiles exactly as Jest does otherwise. A cache V8 rejects (another V8, other flags) is
- * simply recompiled and replaced. The module semantics (a fresh registry per file) are unchanged.
+ * compiled before (kept in the worker's memory and in a directory shared by the machine's runs).
+ * Each module is wrapped in a script with Jest's module parameters, as Jest up to 26 did, so that
+ * its cache can be made after the test file ran, lazily compiled functions included. A cache V8
+ * rejects (another V8, other flags) is simply recompiled and replaced. The module semantics (a fresh registry per file) are unchanged.
  */
 const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
