@@ -285,6 +285,13 @@ export async function startApp(config: AppConfig, logger: Logger): Promise<App> 
         'Query.contractOpenApi': ({ id }) => services.contracts.openApiDocument(id ?? ''),
         'Query.contractSwagger': ({ id }) => services.contracts.swaggerDocument(id ?? ''),
       },
+      // A gateway read the read cache holds, answered before GraphQL runs (docs/api.md, "Gateway").
+      hotReads: {
+        'Mutation.queryContract': ({ id, method, args }, ctx) =>
+          typeof id === 'string' && typeof method === 'string'
+            ? services.gateway.queryNow(ctx.session, id, method, args)
+            : undefined,
+      },
       edge: {
         trustProxy: config.trustProxy,
         corsOrigins: config.corsOrigins,

@@ -102,4 +102,21 @@ describe('Authority key policies', () => {
     expect(access('c2')).toBe('ok');
     expect(access('c3')).toBe('KEY_NOT_FOR_CONTRACT');
   });
+
+  it('allows access (without the error) exactly where requireKeyAccess lets the call through', () => {
+    const readOnly: ApiKeyPrincipal = { ...key({}, ['c1']), scopes: ['read'] };
+    for (const [contract, scope] of [
+      [{ id: 'c1', ownerId: 'dev-1' }, 'read'],
+      [{ id: 'c1', ownerId: 'dev-2' }, 'read'],
+      [{ id: 'c2', ownerId: 'dev-1' }, 'read'],
+      [{ id: 'c1', ownerId: 'dev-1' }, 'write'],
+    ] as const) {
+      const required = outcome(() => authority.requireKeyAccess(readOnly, contract, scope));
+      expect({ contract, scope, allowed: authority.allowsKeyAccess(readOnly, contract, scope) }).toEqual({
+        contract,
+        scope,
+        allowed: required === 'ok',
+      });
+    }
+  });
 });

@@ -213,6 +213,15 @@ export class Authority {
     if (!allowed) throw new AppError('NOT_FOUND', 'No such transaction');
   }
 
+  /** Whether the key may call `contract` with `scope` (requireKeyAccess without the error). */
+  allowsKeyAccess(principal: ApiKeyPrincipal, contract: { id: string; ownerId: string }, scope: ApiKeyScope): boolean {
+    return (
+      contract.ownerId === principal.developerId &&
+      (!principal.contractIds || principal.contractIds.includes(contract.id)) &&
+      principal.scopes.includes(scope)
+    );
+  }
+
   /** An API key may call a contract of its own developer, within its contract restriction and scopes. */
   requireKeyAccess(principal: ApiKeyPrincipal, contract: { id: string; ownerId: string }, scope: ApiKeyScope): void {
     if (contract.ownerId !== principal.developerId) {

@@ -139,6 +139,15 @@ export class Session {
     this.authority.requireTransactionReader(record, await this.developerOrKey());
   }
 
+  /**
+   * apiKeyFor, when it is decided without waiting: the principal of a key this instance has checked
+   * before that may call `contract` with `scope`; undefined, nothing refused, when only apiKeyFor can tell.
+   */
+  apiKeyForNow(contract: { id: string; ownerId: string }, scope: ApiKeyScope): ApiKeyPrincipal | undefined {
+    const principal = this.apiKeyNow();
+    return principal && this.authority.allowsKeyAccess(principal, contract, scope) ? principal : undefined;
+  }
+
   /** The API key's principal, allowed to call `contract` with `scope` (owner, restriction, scope). */
   async apiKeyFor(contract: { id: string; ownerId: string }, scope: ApiKeyScope): Promise<ApiKeyPrincipal> {
     const principal = await this.apiKey();

@@ -37,6 +37,15 @@ beforeAll(async () => {
           return { status: 201, body: { big: 1n } };
         },
       },
+      {
+        // An answer decided without waiting (a hot read), and a failure thrown before any promise.
+        method: 'POST',
+        path: '/at-once/{kind}',
+        run: (call) => {
+          if (call.params.kind === 'throw') throw new Error('stand-in failure');
+          return { status: 201, body: { atOnce: call.params.kind }, headers: { 'x-block-number': '9' } };
+        },
+      },
     ],
     {
       maxBody: 64,
@@ -169,6 +178,20 @@ describe('directDispatcher', () => {
     }
     expect(unexpected).toHaveLength(2);
     expect((await post('/api/devportal/contracts/c/query/m', '{}')).status).toBe(201);
+  });
+
+  it('answers an operation that answers at once, and its failure thrown at once in the error shape', async () => {
+    const answered = await post('/at-once/value', '{}');
+    expect({
+      status: answered.status,
+      block: answered.headers.get('x-block-number'),
+      body: JSON.parse(answered.text),
+    }).toEqual({ status: 201, block: '9', body: { atOnce: 'value' } });
+    const failed = await post('/at-once/throw', '{}');
+    expect({ status: failed.status, body: JSON.parse(failed.text) }).toEqual({
+      status: 500,
+      body: { error: { code: 'INTERNAL', message: 'Internal server error' } },
+    });
   });
 
   it('survives a client that goes away in the middle of its body', async () => {

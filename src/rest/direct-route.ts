@@ -7,7 +7,9 @@ import {
   GraphQLBoolean,
   isEqualType,
   isInputObjectType,
+  isLeafType,
   isListType,
+  isObjectType,
   isNonNullType,
   isScalarType,
   Kind,
@@ -15,11 +17,14 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type FieldNode,
   type GraphQLInputType,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError } from '../kernel/errors/app-error';
+import { controlCharacterPath } from '../kernel/text-input';
 import { compileDocument } from '../schema/compile';
 import { assertCost, costDependsOnArguments } from '../schema/limits';
 import { errorBody, type PublicError } from '../kernel/errors/error-map';
@@ -41,7 +46,17 @@ export interface DirectRouteOptions {
   prepare: (args: ExecutionArgs, body: Record<string, unknown>) => ExecutionArgs;
   /** Maps a failure to the error shape, as SOFA's error handler does (the same mapping). */
   publicError: (error: unknown, requestId?: string) => PublicError;
+  /** The field's value when it is decided without waiting, asked before the operation runs. */
+  hot?: HotRead;
 }
+
+/**
+ * A route's field value when it is decided without waiting (what its resolver would return, its
+ * checks, counting and analytics done), from the variables as the resolver gets them; undefined,
+ * nothing done, when only the resolver can tell. A read the gateway's cache holds is answered so,
+ * without the GraphQL execution and its promises around a value already known (BENCHMARKS.md).
+ */
+export type HotRead = (variables: Record<string, unknown>, context: RequestContext) => unknown;
 
 /** One request to a direct route, however it arrived. */
 export interface DirectCall {
@@ -59,7 +74,8 @@ export interface DirectReply {
   headers?: Record<string, string>;
 }
 
-export type DirectOperation = (call: DirectCall) => Promise<DirectReply>;
+/** A direct route's answer: at once when nothing needs waiting for (a hot read). */
+export type DirectOperation = (call: DirectCall) => DirectReply | Promise<DirectReply>;
 
 /** String or ID: a scalar whose value is text, however it was sent. */
 function isTextScalar(type: GraphQLInputType): boolean {
@@ -79,6 +95,38 @@ function readVariable(value: unknown, type: GraphQLInputType): unknown {
   }
   if (isInputObjectType(type)) return typeof value === 'object' ? value : JSON.parse(String(value));
   return value;
+}
+
+/**
+ * The operation's data for its root field from the field's value, as GraphQL would complete it:
+ * each selected field of the value's object type, in the selection's order, through its scalar's
+ * `serialize`. Only for fields whose selection is leaves read straight from the value (a hot read).
+ */
+function leafCompletion(
+  type: GraphQLOutputType,
+  operation: OperationDefinitionNode,
+  name: string,
+): (value: unknown) => Record<string, unknown> {
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const named = isNonNullType(type) ? type.ofType : type;
+  if (!isObjectType(named) || !root.selectionSet) throw new Error(`${name}: a hot read needs an object result`);
+  const fields = named.getFields();
+  const leaves = root.selectionSet.selections.map((selection) => {
+    const f = selection.kind === Kind.FIELD ? fields[selection.name.value] : undefined;
+    if (!f || !isLeafType(f.type) || selection.kind !== Kind.FIELD) {
+      throw new Error(`${name}: a hot read completes nullable leaf fields only`);
+    }
+    return { key: selection.alias?.value ?? selection.name.value, name: f.name, type: f.type };
+  });
+  return (value) => {
+    const data: Record<string, unknown> = {};
+    const object = value as Record<string, unknown>;
+    for (const { key, name, type: leaf } of leaves) {
+      const v = object[name];
+      data[key] = v === null || v === undefined ? null : leaf.serialize(v);
+    }
+    return data;
+  };
 }
 
 /**
@@ -122,8 +170,46 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
     const e = opts.publicError(error, requestId);
     return { status: e.status, body: errorBody(e), headers: e.headers };
   };
+  const { hot } = opts;
+  const complete = hot ? leafCompletion(field.type, operation, route.field) : undefined;
+  if (hot && field.args.some((a) => !isLeafType(isNonNullType(a.type) ? a.type.ofType : a.type))) {
+    // Input objects are checked with their class-validator rules by the resolver: never hot.
+    throw new Error(`${route.field}: a hot read takes scalar arguments only`);
+  }
 
-  return async (call) => {
+  /** The answer of the field's data, as the route shapes it (202 when accepted, nulls, headers). */
+  const answer = (data: unknown, context: RequestContext): DirectReply => {
+    if (context.accepted && data !== null && typeof data === 'object') {
+      // Accepted for later (Prefer: respond-async): 202 with only what is known yet.
+      const known = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null));
+      return { status: successStatus(route.method, true), body: known };
+    }
+    if (route.omitWhenNull) omitNulls(data, route.omitWhenNull);
+    if (route.asHeaders && data !== null && typeof data === 'object') {
+      const fields = data as Record<string, unknown>;
+      const headers: Record<string, string> = {};
+      for (const [key, header] of Object.entries(route.asHeaders)) {
+        const value = fields[key];
+        delete fields[key];
+        if (value !== null && value !== undefined) headers[header.name] = String(value);
+      }
+      return { status, body: data, headers };
+    }
+    return { status, body: data };
+  };
+
+  /** The operation run by GraphQL (graphql-jit, else graphql-js). */
+  const execution = async (args: ExecutionArgs): Promise<DirectReply> => {
+    const result: ExecutionResult = await (compiled
+      ? compiled.query(undefined, args.contextValue, args.variableValues)
+      : execute(args));
+    const requestId = (args.contextValue as RequestContext).requestId;
+    if (result.errors && result.errors.length > 0) return failure(result.errors[0], requestId);
+    const data = (result.data as Record<string, unknown> | null)?.[fieldName] ?? null;
+    return answer(data, args.contextValue as RequestContext);
+  };
+
+  return (call) => {
     let requestId: string | undefined;
     let body: Record<string, unknown>;
     const variableValues: Record<string, unknown> = {};
@@ -157,28 +243,13 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
         body,
       );
       if (costPerCall) assertCost(schema, document, args.variableValues, args.operationName);
-      const result: ExecutionResult = await (compiled
-        ? compiled.query(undefined, args.contextValue, args.variableValues)
-        : execute(args));
-      if (result.errors && result.errors.length > 0) return failure(result.errors[0], requestId);
-      const data = (result.data as Record<string, unknown> | null)?.[fieldName] ?? null;
-      if ((args.contextValue as RequestContext).accepted && data !== null && typeof data === 'object') {
-        // Accepted for later (Prefer: respond-async): 202 with only what is known yet.
-        const known = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null));
-        return { status: successStatus(route.method, true), body: known };
+      const vars = args.variableValues ?? {};
+      // The resolvers' argument rule (no control characters) holds first; a refusal is the operation's.
+      if (hot && complete && controlCharacterPath(vars) === undefined) {
+        const value = hot(vars, args.contextValue as RequestContext);
+        if (value !== undefined) return answer(complete(value), args.contextValue as RequestContext);
       }
-      if (route.omitWhenNull) omitNulls(data, route.omitWhenNull);
-      if (route.asHeaders && data !== null && typeof data === 'object') {
-        const fields = data as Record<string, unknown>;
-        const headers: Record<string, string> = {};
-        for (const [key, header] of Object.entries(route.asHeaders)) {
-          const value = fields[key];
-          delete fields[key];
-          if (value !== null && value !== undefined) headers[header.name] = String(value);
-        }
-        return { status, body: data, headers };
-      }
-      return { status, body: data };
+      return execution(args).catch((e: unknown) => failure(e, requestId));
     } catch (e) {
       return failure(e, requestId);
     }
@@ -297,15 +368,19 @@ export function directDispatcher(
       return true;
     }
     readPlainBody(req, res, hooks, (rawBody) => {
-      const run = endpoint.run({
-        params,
-        query: q === -1 ? {} : parseQueryString(url.slice(q + 1)),
-        rawBody,
-        context: () => hooks.context(requestId, req),
-      });
-      run
-        .then((r) => reply(res, r))
-        .catch((error: unknown) => sendErrorResponse(res, hooks.unexpected(error, requestId)));
+      const unexpected = (error: unknown) => sendErrorResponse(res, hooks.unexpected(error, requestId));
+      try {
+        const run = endpoint.run({
+          params,
+          query: q === -1 ? {} : parseQueryString(url.slice(q + 1)),
+          rawBody,
+          context: () => hooks.context(requestId, req),
+        });
+        if (run instanceof Promise) run.then((r) => reply(res, r)).catch(unexpected);
+        else reply(res, run);
+      } catch (error) {
+        unexpected(error);
+      }
     });
     return true;
   };

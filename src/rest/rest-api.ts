@@ -23,7 +23,7 @@ import { errorBody, INVALID_NETWORK_MESSAGE, toPublicError, type PublicError } f
 import type { Logger } from '../kernel/logger';
 import { assertCost, costDependsOnVariables } from '../schema/limits';
 import type { RequestContext } from '../auth/request-context';
-import { directOperation, type DirectEndpoint } from './direct-route';
+import { directOperation, type DirectEndpoint, type HotRead } from './direct-route';
 import { endTogether } from './answer-batch';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
 import { omitNulls } from './omit-nulls';
@@ -45,7 +45,12 @@ export interface RestApiOptions {
   onUnexpected: (err: unknown, requestId: string | undefined) => void;
   /** Sources of the `servedDocument` routes, by field: the document for the path parameters. */
   documents?: ServedDocuments;
+  /** Hot reads of direct routes, by field (`Mutation.queryContract`). */
+  hotReads?: HotReads;
 }
+
+/** Hot reads of direct routes, by root field. */
+export type HotReads = Readonly<Record<string, HotRead>>;
 
 /** A document kept built by the service: the bytes answered and their strong validator. */
 export interface ServedDocument {
@@ -344,16 +349,20 @@ export function createRestApi(area: RestArea, opts: RestApiOptions): RestApi {
       parseBody,
       prepare: withInputFromBody,
       publicError,
+      hot: opts.hotReads?.[route.field],
     });
     direct.push({ method: route.method, path: `${base}${route.path}`, run });
     // The same operation behind express, for the requests the HTTP server leaves to it.
     const handler: express.RequestHandler = (req, res, next) => {
-      run({
-        params: req.params as Record<string, string>,
-        query: req.query,
-        rawBody: req.body,
-        context: () => opts.makeContext(req),
-      })
+      Promise.resolve()
+        .then(() =>
+          run({
+            params: req.params as Record<string, string>,
+            query: req.query,
+            rawBody: req.body,
+            context: () => opts.makeContext(req),
+          }),
+        )
         .then((reply) => {
           for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
           res.status(reply.status).json(reply.body);

@@ -18,7 +18,7 @@ import { graphqlWs } from './graphql-ws';
 import type { Metrics } from './metrics';
 import { opsRoutes, startMetricsServer, type ReadinessReport } from './ops-routes';
 import { requestContexts } from './request-contexts';
-import type { ServedDocuments } from '../rest/rest-api';
+import type { HotReads, ServedDocuments } from '../rest/rest-api';
 import { restAreas, withDirectRoutes } from './rest';
 import { withRpcDoor, type RpcHttpOptions } from './rpc-http';
 import { withEtherscan, type EtherscanHttpOptions } from './etherscan-http';
@@ -59,6 +59,8 @@ export interface HttpServerOptions {
   servers: string[];
   /** Sources of the REST documents the service keeps built (contracts' openapi.json and swagger). */
   documents?: ServedDocuments;
+  /** Direct routes' answers decided without waiting, by field (src/rest/direct-route.ts, HotRead). */
+  hotReads?: HotReads;
   /** TRUST_PROXY, CORS_ORIGINS, WS_CONNECTIONS_PER_IP, METRICS_TOKEN and METRICS_PORT. */
   edge: {
     trustProxy?: string;
@@ -170,7 +172,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       ]);
     },
   });
-  const rest = restAreas({ schema, logger, servers: opts.servers, contexts, errors, documents: opts.documents });
+  const rest = restAreas({
+    schema,
+    logger,
+    servers: opts.servers,
+    contexts,
+    errors,
+    documents: opts.documents,
+    hotReads: opts.hotReads,
+  });
 
   // Express, the last step: ops routes, docs, GraphQL over HTTP, SOFA's REST, then the errors.
   const app = express();

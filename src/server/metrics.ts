@@ -6,6 +6,7 @@ export interface ReadCacheCounts {
   misses: number;
   coalesced: number;
   bypassed: number;
+  immediate: number;
   entries: number;
   bytes: number;
 }
@@ -175,6 +176,11 @@ export class Metrics {
       'gateway_read_cache_bypassed_total',
       'Gateway queries sent to the node at latest, uncached, because the head was not known or stale',
       (c) => c.bypassed,
+    );
+    counter(
+      'gateway_read_cache_immediate_total',
+      'Gateway queries and JSON-RPC door eth_calls answered from the read cache without waiting: key, contract and method known to this instance',
+      (c) => c.immediate,
     );
     gauge('gateway_read_cache_entries', 'Answers held by the gateway read cache', (c) => c.entries);
     gauge('gateway_read_cache_bytes', 'Estimated size of the answers held by the gateway read cache', (c) => c.bytes);

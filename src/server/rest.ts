@@ -2,7 +2,7 @@ import type express from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../kernel/logger';
 import { directDispatcher, type DirectEndpoint } from '../rest/direct-route';
-import { createRestApi, MAX_BODY_BYTES, type ServedDocuments } from '../rest/rest-api';
+import { createRestApi, MAX_BODY_BYTES, type HotReads, type ServedDocuments } from '../rest/rest-api';
 import { AREA_BASE, REST_ROUTES, type RestArea } from '../rest/routes';
 import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
@@ -19,6 +19,8 @@ export interface RestOptions {
   errors: ErrorFaces;
   /** Sources of the documents the service keeps built (routes with `servedDocument`). */
   documents?: ServedDocuments;
+  /** The direct routes' hot reads (a gateway read the read cache holds), by field. */
+  hotReads?: HotReads;
 }
 
 export interface RestAreas {
@@ -42,6 +44,7 @@ export function restAreas(opts: RestOptions): RestAreas {
       makeContext: (req) => opts.contexts.forHttp(requestIdOf(req.res!), req),
       onUnexpected: opts.errors.reportUnexpected,
       documents: opts.documents,
+      hotReads: opts.hotReads,
     });
     routers.push([AREA_BASE[area], rest.router]);
     direct.push(...rest.direct);

@@ -55,4 +55,20 @@ describe('CallCodec', () => {
       first.amount = '8';
     }).toThrow(TypeError);
   });
+
+  it('decodes now only what needs no waiting: static outputs and remembered answers', async () => {
+    const codec = new CallCodec();
+    const balanceOf = findMethod(abi, 'balanceOf');
+    const word = AbiCoder.defaultAbiCoder().encode(['uint256'], [42n]);
+    expect(codec.decodeNow('c1', balanceOf, word)).toBe('42');
+    // A tuple goes through the bounded decoder: not now, until decode has remembered it.
+    const pair = findMethod(abi, 'pair');
+    const raw = AbiCoder.defaultAbiCoder().encode(['tuple(address,uint256)'], [[OWNER.toLowerCase(), 7n]]);
+    expect(codec.decodeNow('c1', pair, raw)).toBeUndefined();
+    const decoded = await codec.decode('c1', iface, pair, raw);
+    expect(codec.decodeNow('c1', pair, raw)).toBe(decoded);
+    // What decode refuses (over 256 KiB, not whole words) is never answered now.
+    expect(codec.decodeNow('c1', balanceOf, `0x${'00'.repeat(256 * 1024 + 32)}`)).toBeUndefined();
+    expect(codec.decodeNow('c1', balanceOf, '0x1234')).toBeUndefined();
+  });
 });

@@ -62,14 +62,33 @@ export class CallCodec {
     const key = `${contractId}\u0000${method.signature}\u0000${raw}`;
     const cached = key.length <= MAX_KEY ? this.results.get(key) : undefined;
     if (cached !== undefined) return cached.value;
-    const remember = (decoded: unknown) => {
-      const value = deepFreeze(decoded);
-      // An estimate: the JSON value holds about as many characters as the hex it was decoded from.
-      if (key.length <= MAX_KEY) this.results.set(key, { value, size: raw.length * 4 });
-      return value;
-    };
     const fast = staticResult(method.fragment)?.(raw);
-    if (fast !== undefined) return remember(fast);
-    return decodeFunctionOutput(method.fragment, raw).then(remember);
+    if (fast !== undefined) return this.remember(key, raw, fast);
+    return decodeFunctionOutput(method.fragment, raw).then((decoded) => this.remember(key, raw, decoded));
+  }
+
+  /**
+   * decode, when it needs no waiting (a remembered answer, static outputs); undefined, nothing
+   * started and nothing refused, when only decode can tell (an answer over 256 KiB included).
+   */
+  decodeNow(contractId: string, method: AbiMethod, raw: string): unknown {
+    try {
+      checkDataSize(raw);
+    } catch {
+      return undefined;
+    }
+    const key = `${contractId}\u0000${method.signature}\u0000${raw}`;
+    const cached = key.length <= MAX_KEY ? this.results.get(key) : undefined;
+    if (cached !== undefined) return cached.value;
+    const fast = staticResult(method.fragment)?.(raw);
+    return fast === undefined ? undefined : this.remember(key, raw, fast);
+  }
+
+  /** A decoded answer, frozen and remembered under `key`. */
+  private remember(key: string, raw: string, decoded: unknown): unknown {
+    const value = deepFreeze(decoded);
+    // An estimate: the JSON value holds about as many characters as the hex it was decoded from.
+    if (key.length <= MAX_KEY) this.results.set(key, { value, size: raw.length * 4 });
+    return value;
   }
 }

@@ -107,6 +107,8 @@ export class GatewayService implements TransactionRetrier {
   readonly idempotency: IdempotencyStore;
   /** Sends of accepted invokes still signing or broadcasting (a clean stop waits for them). */
   private readonly sending = new Set<Promise<void>>();
+  /** Reads answered without waiting (queryNow, readAtHeadNow), since start. */
+  private immediate = 0;
 
   constructor(
     ds: DataSource,
@@ -131,8 +133,8 @@ export class GatewayService implements TransactionRetrier {
   }
 
   /** The read cache's counts, for the metrics. */
-  readCacheStats(): ReadCacheStats {
-    return this.reads.cache.stats();
+  readCacheStats(): ReadCacheStats & { immediate: number } {
+    return { ...this.reads.cache.stats(), immediate: this.immediate };
   }
 
   /** Lets the chain watchers slow down again. */
@@ -181,6 +183,56 @@ export class GatewayService implements TransactionRetrier {
       if (!budget.take(result)) throw tooLarge(dataBytes(raw), budget.taken + elementsOf(result));
       return { result, blockNumber: block };
     });
+  }
+
+  /**
+   * query, when it is decided without waiting: a read by a key this instance has checked before
+   * (no daily quota, no per-second budget to wait for) of a contract it serves, of a method called
+   * before, that the read cache holds at the head. Every check of `authorize` passes first, then
+   * the call is counted and recorded as query's would be; undefined, nothing counted or refused,
+   * when only query can tell (the REST query route then runs it; docs/api.md, "Gateway").
+   */
+  queryNow(session: Session, contractId: string, method: string, args: unknown): GatewayQueryResult | undefined {
+    const started = performance.now();
+    const contract = this.served.get(contractId);
+    if (!contract || contract.record.status !== 'deployed' || !contract.record.middlewareRegistered) return undefined;
+    const principal = session.apiKeyForNow(contract.record, 'read');
+    // A key with a per-second budget is charged by query, which waits for the limiter.
+    const { dailyQuota, rateLimitPerSecond } = principal?.policies ?? {};
+    if (!principal || dailyQuota !== null || rateLimitPerSecond || this.keyLimit.enabled) return undefined;
+    // Methods are found (and remembered) by query; a name still percent-encoded is decoded there.
+    const abiMethod = method.includes('%') ? undefined : contract.methods.get(method);
+    if (!abiMethod?.readOnly) return undefined;
+    const { record } = contract;
+    const block = this.reads.heads.headFor(
+      record.network,
+      record.blockNumber === null ? null : Number(record.blockNumber),
+    );
+    if (block === null) return undefined;
+    let data: string;
+    try {
+      data = this.codec.encode(record.id, contract.iface, abiMethod, args);
+    } catch {
+      return undefined;
+    }
+    const raw = this.reads.cache.hit(record.network, block, record.address!.toLowerCase(), data.toLowerCase());
+    if (raw === undefined) return undefined;
+    const result = this.codec.decodeNow(record.id, abiMethod, raw);
+    // Last, as in authorize: the key's method policy, then the call counted.
+    if (result === undefined || !session.keyCallNow(principal, [abiMethod.name, abiMethod.signature])) return undefined;
+    this.usage.record({
+      developerId: principal.developerId,
+      apiKeyId: principal.keyId,
+      contractId: record.id,
+      method: abiMethod.signature,
+      kind: 'query',
+      httpStatus: successStatus('POST'),
+      latencyMs: performance.now() - started,
+      gasUsed: null,
+      at: Date.now(),
+    });
+    this.immediate++;
+    return { result, blockNumber: block };
   }
 
   async invoke(
@@ -573,7 +625,9 @@ export class GatewayService implements TransactionRetrier {
    */
   readAtHeadNow(network: Network, to: string, data: string): string | undefined {
     const block = this.reads.heads.head(network);
-    return block === null ? undefined : this.reads.cache.hit(network, block, to, data);
+    const raw = block === null ? undefined : this.reads.cache.hit(network, block, to, data);
+    if (raw !== undefined) this.immediate++;
+    return raw;
   }
 
   /** The contract, cached once it is deployed and registered (it cannot change after that). */
