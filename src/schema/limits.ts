@@ -293,10 +293,11 @@ async function overlapInWorker(
   checker: OverlapChecker,
   source: string,
   { document, keep }: OverlapLeft['overlapLeft'],
+  client: string | undefined,
 ): Promise<Admission> {
   let outcome;
   try {
-    outcome = await checker.check(source, keep);
+    outcome = await checker.check(source, keep, client);
   } catch (error) {
     return {
       errors: [
@@ -448,6 +449,8 @@ export interface GraphQLPipeline {
     source: string,
     variables: Record<string, unknown> | undefined | null,
     operationName?: string | null,
+    /** Who sent it (its client address): the overlap worker's queue holds few of one client's documents. */
+    client?: string,
   ): Promise<Admission>;
   /** Stops the overlap worker (checks waiting or running are answered SERVICE_UNAVAILABLE). */
   close(): Promise<void>;
@@ -475,7 +478,7 @@ export function createGraphQLPipeline(
     get cachedDocuments() {
       return admitted.size;
     },
-    async admit(source, variables, operationName) {
+    async admit(source, variables, operationName, client) {
       // The cost was measured for the operation named: another name is another admission.
       const key = `${operationName ?? ''}\u0000${source}`;
       const known = admitted.get(key);
@@ -490,7 +493,7 @@ export function createGraphQLPipeline(
         }
       }
       const steps = await runInTurns(admissionSteps(schema, source, variables, operationName, overlapIsHeavy));
-      const result = 'overlapLeft' in steps ? await overlapInWorker(overlap, source, steps.overlapLeft) : steps;
+      const result = 'overlapLeft' in steps ? await overlapInWorker(overlap, source, steps.overlapLeft, client) : steps;
       if (result.document) {
         // Only the operation that runs and what it uses were measured: only their variables count.
         const measured = checkedPart(result.document, operationName).document;

@@ -23,12 +23,13 @@ const schema = buildSchema(`
 `);
 
 const repeat = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(' ');
-const checker = (options: { timeoutMs?: number; maxQueued?: number } = {}) =>
+type CheckerOptions = { timeoutMs?: number; maxQueued?: number; maxQueuedPerClient?: number };
+const checker = (options: CheckerOptions = {}) =>
   new OverlapChecker({ sdl: () => printSchema(schema), maxTokens: MAX_QUERY_TOKENS, ...options });
 
 describe('overlap rule off the event loop', () => {
   const checkers: OverlapChecker[] = [];
-  const fresh = (options?: { timeoutMs?: number; maxQueued?: number }) => {
+  const fresh = (options?: CheckerOptions) => {
     const c = checker(options);
     checkers.push(c);
     return c;
@@ -166,5 +167,38 @@ describe('overlap rule off the event loop', () => {
     const pipeline = createGraphQLPipeline(schema, { overlap: fresh({ maxQueued: 0 }) });
     const refused = await pipeline.admit(source, {});
     expect(refused.errors?.[0]?.originalError).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it("holds one client's waiting documents to its own place: another client's still wait", async () => {
+    const overlap = fresh();
+    const source = `{ ${repeat(40, () => 'node(id: "1") { id }')} }`;
+    // The worker is starting: every document accepted waits.
+    const outcomes = await Promise.allSettled([
+      overlap.check(source, undefined, 'flooder'),
+      overlap.check(source, undefined, 'flooder'),
+      overlap.check(source, undefined, 'flooder'),
+      overlap.check(source, undefined, 'honest'),
+      overlap.check(source, undefined, 'other'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    for (const o of outcomes.slice(1, 3)) {
+      expect((o as PromiseRejectedResult).reason).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        message: expect.stringMatching(/of this client/),
+        headers: { 'Retry-After': '2' },
+      });
+    }
+    // Once its document is checked, the client's next one waits again; through the pipeline too.
+    expect((await overlap.check(source, undefined, 'flooder')).kind).toBe('checked');
+    const pipeline = createGraphQLPipeline(schema, { overlap: fresh() });
+    const [first, second, other] = await Promise.all([
+      pipeline.admit(source, {}, undefined, '192.0.2.1'),
+      pipeline.admit(`${source} `, {}, undefined, '192.0.2.1'),
+      pipeline.admit(`${source}  `, {}, undefined, '192.0.2.2'),
+    ]);
+    // Whichever of the client's two reaches the queue second is refused; the other client's waits.
+    const codes = [first, second].map((a) => (a.errors?.[0]?.originalError as { code?: string } | undefined)?.code);
+    expect(codes.sort()).toEqual(['SERVICE_UNAVAILABLE', undefined]);
+    expect(other.errors).toBeUndefined();
   });
 });

@@ -25,6 +25,11 @@ export const OVERLAP_INLINE_MAX_WORK = 100;
 export const OVERLAP_TIME_LIMIT_MS = 2_000;
 /** Documents that may wait for the overlap worker; beyond, SERVICE_UNAVAILABLE (docs/api.md, "GraphQL specifics"). */
 export const MAX_OVERLAP_QUEUED = 4;
+/**
+ * Documents of one client (its address) that may wait for the overlap worker: one client sending
+ * heavy documents takes one place in the queue, not all of them (docs/api.md, "GraphQL specifics").
+ */
+export const MAX_OVERLAP_QUEUED_PER_CLIENT = 1;
 /** V8 heap bound of the overlap worker: a document needing more ends it, seen as too costly. */
 const OVERLAP_WORKER_HEAP_MB = 128;
 
@@ -112,6 +117,8 @@ export type OverlapOutcome = { kind: 'checked'; errors: OverlapErrorData[] } | {
 interface Job {
   id: number;
   source: string;
+  /** Who sent the document (its client address), when known. */
+  client?: string;
   keep?: number[];
   settle(outcome: OverlapOutcome): void;
   fail(error: AppError): void;
@@ -132,13 +139,15 @@ export interface OverlapCheckerOptions {
   maxTokens: number;
   timeoutMs?: number;
   maxQueued?: number;
+  maxQueuedPerClient?: number;
 }
 
 /**
  * One worker thread running graphql-js's overlap rule, started on first use and kept (unreferenced
  * while idle: it never keeps the process alive). One document at a time, each with a time limit:
  * past it the worker is terminated, a fresh one started, and the document is `too-costly`. At most
- * `maxQueued` documents wait; beyond, `check` rejects with SERVICE_UNAVAILABLE.
+ * `maxQueued` documents wait, at most `maxQueuedPerClient` of one client; beyond, `check` rejects
+ * with SERVICE_UNAVAILABLE.
  */
 export class OverlapChecker {
   private worker?: Worker;
@@ -159,22 +168,21 @@ export class OverlapChecker {
 
   /**
    * The overlap rule's errors over `source` (a document that parses), only its definitions of
-   * indexes `keep` if given (`checkedPart`), or `too-costly`.
+   * indexes `keep` if given (`checkedPart`), or `too-costly`. `client`: who sent it (its address).
    */
-  check(source: string, keep?: number[]): Promise<OverlapOutcome> {
+  check(source: string, keep?: number[], client?: string): Promise<OverlapOutcome> {
     if (this.closed) return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down'));
+    const busy = (message: string) =>
+      Promise.reject(new AppError('SERVICE_UNAVAILABLE', message, undefined, { 'Retry-After': '2' }));
     if (this.queue.length >= (this.opts.maxQueued ?? MAX_OVERLAP_QUEUED)) {
-      return Promise.reject(
-        new AppError(
-          'SERVICE_UNAVAILABLE',
-          'Too many large GraphQL documents are being validated; try again shortly',
-          undefined,
-          { 'Retry-After': '2' },
-        ),
-      );
+      return busy('Too many large GraphQL documents are being validated; try again shortly');
+    }
+    const perClient = this.opts.maxQueuedPerClient ?? MAX_OVERLAP_QUEUED_PER_CLIENT;
+    if (client !== undefined && this.queue.filter((j) => j.client === client).length >= perClient) {
+      return busy('A large GraphQL document of this client is already waiting to be validated; try again shortly');
     }
     return new Promise<OverlapOutcome>((settle, fail) => {
-      this.queue.push({ id: this.nextId++, source, keep, settle, fail });
+      this.queue.push({ id: this.nextId++, source, keep, client, settle, fail });
       this.pump();
     });
   }

@@ -24,12 +24,15 @@ import type { RequestContexts } from './request-contexts';
 import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
 import { jsonTextOf } from '../kernel/json-text';
+import { clientLimitKey } from '../kernel/client-address';
 
 export interface GraphQLHttpOptions {
   schema: GraphQLSchema;
   pipeline: GraphQLPipeline;
   contexts: RequestContexts;
   errors: ErrorFaces;
+  /** The client's address as TRUST_PROXY decides (the overlap worker's queue counts documents per client). */
+  clientAddress: (req: http.IncomingMessage) => string;
   /** Stopped with Apollo: the HTTP server's connections and the WebSocket server. */
   drain: () => Promise<void>;
 }
@@ -240,7 +243,11 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
    * admitted document; 'refused' once the refusal is answered (it never reaches Apollo); undefined
    * when there is no document to admit (Apollo answers: the GraphiQL page, or its own error).
    */
-  async function admit(input: unknown, res: http.ServerResponse): Promise<Admitted | 'refused' | undefined> {
+  async function admit(
+    input: unknown,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<Admitted | 'refused' | undefined> {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
     const { query, operationName } = input as Record<string, unknown>;
     let variables = (input as Record<string, unknown>).variables;
@@ -255,7 +262,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
     const name = typeof operationName === 'string' ? operationName : undefined;
     const vars =
       variables !== null && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined;
-    const admitted = await pipeline.admit(query, vars, name);
+    const admitted = await pipeline.admit(query, vars, name, clientLimitKey(opts.clientAddress(req)));
     if (!admitted.errors) return { document: admitted.document, source: query, operationName: name, variables: vars };
     const requestId = requestIdOf(res);
     errors.sendGraphQL(
@@ -283,7 +290,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
   };
 
   const admission: express.RequestHandler = (req, res, next) => {
-    admit(req.method === 'GET' ? req.query : req.body, res).then((admitted) => {
+    admit(req.method === 'GET' ? req.query : req.body, req, res).then((admitted) => {
       if (admitted === 'refused') return;
       if (admitted) toApollo(admitted);
       next();
@@ -362,7 +369,7 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
 
   /** A read JSON body: the fast path when it may take it, else Apollo (or the pipeline's refusal). */
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const admitted = await admit(body, res);
+    const admitted = await admit(body, req, res);
     if (admitted === 'refused') return;
     // Object variables only (Apollo refuses a JSON string in a POST body, in its own words), no extensions.
     const { variables, extensions } = body as Record<string, unknown>;

@@ -108,7 +108,12 @@ export function graphqlWs(opts: GraphQLWsOptions): {
           ];
         }
         try {
-          const admission = await pipeline.admit(payload.query, payload.variables, payload.operationName);
+          const admission = await pipeline.admit(
+            payload.query,
+            payload.variables,
+            payload.operationName,
+            clientLimitKey(clientAddress(ctx.extra.request)),
+          );
           if (admission.errors) return admission.errors.map((e) => errors.ws(e, requestId));
           const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
           return {

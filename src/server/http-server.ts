@@ -159,6 +159,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     pipeline,
     contexts,
     errors,
+    clientAddress,
     drain: async () => {
       await Promise.all([
         drain.drain({
