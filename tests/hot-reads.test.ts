@@ -4,7 +4,7 @@
  * anvil: the same bytes as the full path, every key check and count as before.
  */
 import { Wallet } from 'ethers';
-import { deployRegistered, newKey, type IssuedKey } from './kit/flows';
+import { burstsUntilLimited, deployRegistered, newKey, type IssuedKey } from './kit/flows';
 import { client, type Client } from './kit/http';
 import { login, type LoggedIn } from './kit/login';
 import { COUNTER_SOURCE, TOKEN_SOURCE } from './kit/solidity';
@@ -154,6 +154,43 @@ describe('reads answered at once', () => {
     const bySignature = await wire(token.id, 'totalSupply()', [], key.apiKey);
     const encoded = await wire(token.id, 'totalSupply%28%29', [], key.apiKey);
     for (const w of [bySignature, encoded]) expect(w.text).toBe(byName.text);
+  });
+
+  it('charges a key with a per-second budget once per request, held answer or not, and records its refusals', async () => {
+    await warm(token.id, 'totalSupply', []);
+    const k = await newKey(api, dev, { rateLimitPerSecond: 5 });
+    expect((await wire(token.id, 'totalSupply', [], k.apiKey)).status).toBe(201);
+    await sleep(1100);
+    const before = await immediate();
+    const { results, fastBurst, windows } = await burstsUntilLimited(
+      () => wire(token.id, 'totalSupply', [], k.apiKey),
+      20,
+    );
+    const passed = results.filter((r) => r.status === 201);
+    const limited = results.filter((r) => r.status === 429);
+    expect(passed.length + limited.length).toBe(results.length);
+    // At most 5 a second pass: each request is charged once, whichever path answers it.
+    expect(passed.length).toBeLessThanOrEqual(5 * windows);
+    if (fastBurst) expect(limited.length).toBeGreaterThan(0);
+    for (const r of limited) expect({ code: code(r), block: r.block }).toEqual({ code: 'RATE_LIMITED', block: null });
+    for (const r of passed) expect(r.text).toBe('{"result":"1000000"}');
+    expect(await immediate()).toBeGreaterThan(before);
+    // Every answer is recorded with its status: the refusals too, before the contract is known.
+    let rows: Array<{ status: number; n: string; contract_id: string | null }> = [];
+    for (let i = 0; i < 40; i++) {
+      rows = await sqlRows(
+        stack,
+        `SELECT http_status AS status, count(*) AS n, contract_id FROM gateway_calls
+          WHERE api_key_id = $1 GROUP BY http_status, contract_id ORDER BY http_status`,
+        [k.id],
+      );
+      if (rows.reduce((n, r) => n + Number(r.n), 0) === results.length + 1) break;
+      await sleep(100);
+    }
+    expect(rows.map((r) => ({ status: r.status, n: Number(r.n), contractId: r.contract_id }))).toEqual([
+      { status: 201, n: passed.length + 1, contractId: token.id },
+      ...(limited.length > 0 ? [{ status: 429, n: limited.length, contractId: null }] : []),
+    ]);
   });
 
   it('records every read answered at once for analytics, with its contract and method', async () => {

@@ -143,6 +143,26 @@ describe('directOperation with a hot read', () => {
     expect(resolved).toEqual([]);
   });
 
+  it('waits for a hot read that answers later: its value, the operation, or its error', async () => {
+    const later = (outcome: () => unknown) => operationOf(() => Promise.resolve().then(outcome));
+    const answered = await later(() => value)(call([]));
+    expect(resolved).toEqual([]);
+    expect(wire(answered)).toEqual({
+      status: 201,
+      headers: { 'x-block-number': '7' },
+      text: '{"result":{"amount":"12","owner":"0xabc"}}',
+    });
+    resolverValue = { result: '5', blockNumber: 8 };
+    const executed = await later(() => undefined)(call([]));
+    expect(resolved).toHaveLength(1);
+    expect(wire(executed)).toEqual({ status: 201, headers: { 'x-block-number': '8' }, text: '{"result":"5"}' });
+    const refused = await later(() => {
+      throw new AppError('RATE_LIMITED', 'slow down');
+    })(call([]));
+    expect(refused).toEqual({ status: 400, body: { error: { code: 'RATE_LIMITED', message: 'slow down' } } });
+    expect(resolved).toHaveLength(1);
+  });
+
   it('is refused at start for a field with an input object argument', () => {
     expect(() =>
       directOperation({

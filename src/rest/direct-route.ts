@@ -53,8 +53,9 @@ export interface DirectRouteOptions {
 /**
  * A route's field value when it is decided without waiting (what its resolver would return, its
  * checks, counting and analytics done), from the variables as the resolver gets them; undefined,
- * nothing done, when only the resolver can tell. A read the gateway's cache holds is answered so,
- * without the GraphQL execution and its promises around a value already known (BENCHMARKS.md).
+ * nothing done, when only the resolver can tell; or a promise of either (a rejection: the
+ * resolver's error). A read the gateway's cache holds is answered so, without the GraphQL
+ * execution and its promises around a value already known (BENCHMARKS.md).
  */
 export type HotRead = (variables: Record<string, unknown>, context: RequestContext) => unknown;
 
@@ -246,8 +247,14 @@ export function directOperation(opts: DirectRouteOptions): DirectOperation {
       const vars = args.variableValues ?? {};
       // The resolvers' argument rule (no control characters) holds first; a refusal is the operation's.
       if (hot && complete && controlCharacterPath(vars) === undefined) {
-        const value = hot(vars, args.contextValue as RequestContext);
-        if (value !== undefined) return answer(complete(value), args.contextValue as RequestContext);
+        const context = args.contextValue as RequestContext;
+        const value = hot(vars, context);
+        if (value instanceof Promise) {
+          return value
+            .then((v: unknown) => (v === undefined ? execution(args) : answer(complete(v), context)))
+            .catch((e: unknown) => failure(e, requestId));
+        }
+        if (value !== undefined) return answer(complete(value), context);
       }
       return execution(args).catch((e: unknown) => failure(e, requestId));
     } catch (e) {

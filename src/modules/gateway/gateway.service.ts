@@ -109,6 +109,8 @@ export class GatewayService implements TransactionRetrier {
   private readonly sending = new Set<Promise<void>>();
   /** Reads answered without waiting (queryNow, readAtHeadNow), since start. */
   private immediate = 0;
+  /** Requests queryNow charged to their key's per-second budget and left to query (one charge each). */
+  private readonly prepaid = new WeakSet<Session>();
 
   constructor(
     ds: DataSource,
@@ -186,23 +188,63 @@ export class GatewayService implements TransactionRetrier {
   }
 
   /**
-   * query, when it is decided without waiting: a read by a key this instance has checked before
-   * (no daily quota, no per-second budget to wait for) of a contract it serves, of a method called
-   * before, that the read cache holds at the head. Every check of `authorize` passes first, then
-   * the call is counted and recorded as query's would be; undefined, nothing counted or refused,
-   * when only query can tell (the REST query route then runs it; docs/api.md, "Gateway").
+   * query, when it is decided without waiting for anything but the key's per-second budget: a read
+   * by a key this instance has checked before (no daily quota) of a contract it serves, of a method
+   * called before, that the read cache holds at the head. `authorize`'s checks pass first, in its
+   * order, then the call is counted and recorded as query's would be. Undefined, nothing counted or
+   * refused, when only query can tell; with a per-second budget, a promise: the key charged first
+   * (a refusal rejects it, recorded as query records it), then the answer, or undefined and query
+   * runs without charging the request again (the REST query route; docs/api.md, "Gateway").
    */
-  queryNow(session: Session, contractId: string, method: string, args: unknown): GatewayQueryResult | undefined {
+  queryNow(
+    session: Session,
+    contractId: string,
+    method: string,
+    args: unknown,
+  ): GatewayQueryResult | Promise<GatewayQueryResult | undefined> | undefined {
     const started = performance.now();
+    const known = this.knownRead(session, contractId, method);
+    if (!known) return undefined;
+    const { keyId, policies } = known.principal;
+    const charge = this.chargeKeyNow(keyId, policies.rateLimitPerSecond);
+    if (charge === null) return this.answerNow(session, known, args, started);
+    return charge.then(
+      () => {
+        const answered = this.answerNow(session, known, args, started);
+        // Charged already: query, which answers instead, does not charge this request again.
+        if (answered === undefined) this.prepaid.add(session);
+        return answered;
+      },
+      (e: unknown) => {
+        // Refused by the key's budget before the contract is known, as in authorize.
+        this.recordQuery(known.principal, null, null, e instanceof AppError ? httpStatusOf(e.code) : 500, started);
+        throw e;
+      },
+    );
+  }
+
+  /** What queryNow reads, when this instance knows it all without waiting; undefined otherwise. */
+  private knownRead(
+    session: Session,
+    contractId: string,
+    method: string,
+  ): { contract: ServedContract; principal: ApiKeyPrincipal; abiMethod: AbiMethod } | undefined {
     const contract = this.served.get(contractId);
     if (!contract || contract.record.status !== 'deployed' || !contract.record.middlewareRegistered) return undefined;
     const principal = session.apiKeyForNow(contract.record, 'read');
-    // A key with a per-second budget is charged by query, which waits for the limiter.
-    const { dailyQuota, rateLimitPerSecond } = principal?.policies ?? {};
-    if (!principal || dailyQuota !== null || rateLimitPerSecond || this.keyLimit.enabled) return undefined;
+    if (!principal || principal.policies.dailyQuota !== null) return undefined;
     // Methods are found (and remembered) by query; a name still percent-encoded is decoded there.
     const abiMethod = method.includes('%') ? undefined : contract.methods.get(method);
-    if (!abiMethod?.readOnly) return undefined;
+    return abiMethod?.readOnly ? { contract, principal, abiMethod } : undefined;
+  }
+
+  /** The held answer of a known read, counted and recorded; undefined, nothing counted, when not held. */
+  private answerNow(
+    session: Session,
+    { contract, principal, abiMethod }: { contract: ServedContract; principal: ApiKeyPrincipal; abiMethod: AbiMethod },
+    args: unknown,
+    started: number,
+  ): GatewayQueryResult | undefined {
     const { record } = contract;
     const block = this.reads.heads.headFor(
       record.network,
@@ -220,19 +262,30 @@ export class GatewayService implements TransactionRetrier {
     const result = this.codec.decodeNow(record.id, abiMethod, raw);
     // Last, as in authorize: the key's method policy, then the call counted.
     if (result === undefined || !session.keyCallNow(principal, [abiMethod.name, abiMethod.signature])) return undefined;
+    this.recordQuery(principal, record.id, abiMethod.signature, successStatus('POST'), started);
+    this.immediate++;
+    return { result, blockNumber: block };
+  }
+
+  /** One query recorded for analytics, as `traced` records it. */
+  private recordQuery(
+    principal: ApiKeyPrincipal,
+    contractId: string | null,
+    method: string | null,
+    httpStatus: number,
+    started: number,
+  ): void {
     this.usage.record({
       developerId: principal.developerId,
       apiKeyId: principal.keyId,
-      contractId: record.id,
-      method: abiMethod.signature,
+      contractId,
+      method,
       kind: 'query',
-      httpStatus: successStatus('POST'),
+      httpStatus,
       latencyMs: performance.now() - started,
       gasUsed: null,
       at: Date.now(),
     });
-    this.immediate++;
-    return { result, blockNumber: block };
   }
 
   async invoke(
@@ -545,7 +598,8 @@ export class GatewayService implements TransactionRetrier {
   ): Promise<{ contract: ServedContract; abiMethod: AbiMethod; principal: ApiKeyPrincipal }> {
     const principal = await session.apiKey();
     trace.principal = principal;
-    await this.chargeKey(principal.keyId, principal.policies.rateLimitPerSecond);
+    // A request queryNow charged already (it could not answer at once) is not charged again.
+    if (!this.prepaid.delete(session)) await this.chargeKey(principal.keyId, principal.policies.rateLimitPerSecond);
     const contract = await this.servedContract(contractId);
     // Counted under the contract only when it is the key owner's: another developer's contract
     // (refused below) never appears, by id or name, in this developer's analytics.
