@@ -1,6 +1,4 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses are asserted field by field */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   ContractFactory,
   getAddress,
@@ -18,12 +16,9 @@ import WebSocket from 'ws';
 import { BlockIndex } from '../src/modules/explorer';
 import { providerOf } from './kit/chain';
 import { client, type Client } from './kit/http';
+import { compileCached } from './kit/solc-cache';
 import { startStack, type Stack } from './kit/stack';
 import { describeAnyFront, itAnyFront } from './jest-kit/fronts';
-
-// solc has no type declarations; it is only used here to build the test contracts.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const solc = require('solc') as { compile(input: string, opts: { import: (p: string) => unknown }): string };
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const devKey = (i: number) => HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'/60'/0'/0/${i}`).privateKey;
@@ -62,18 +57,7 @@ function compile(): Record<'Pinger' | 'ExplorerToken', Compiled> {
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode'] } },
     },
   };
-  const root = path.resolve(__dirname, '..', 'node_modules');
-  const out = JSON.parse(
-    solc.compile(JSON.stringify(input), {
-      import: (p: string) => {
-        try {
-          return { contents: readFileSync(path.join(root, p), 'utf8') };
-        } catch {
-          return { error: `not found: ${p}` };
-        }
-      },
-    }),
-  );
+  const out = JSON.parse(compileCached(JSON.stringify(input)));
   const errors = (out.errors ?? []).filter((e: any) => e.severity === 'error');
   if (errors.length > 0) throw new Error(JSON.stringify(errors));
   const pick = (file: string, name: string): Compiled => {

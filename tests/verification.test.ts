@@ -6,6 +6,7 @@ import { leastLoopHoldCpuMs } from './kit/cpu-time';
 import { client } from './kit/http';
 import { login } from './kit/login';
 import { deployRegistered } from './kit/flows';
+import { compileCached } from './kit/solc-cache';
 import { TOKEN_SOURCE } from './kit/solidity';
 import { startStack, type Stack } from './kit/stack';
 
@@ -13,13 +14,8 @@ import { startStack, type Stack } from './kit/stack';
 // "Etherscan-compatible API"), with contracts the test deploys straight to anvil, as hardhat and
 // foundry do through the JSON-RPC door.
 
-// solc-js, the package the service's workers load; the test compiles what it deploys with it.
-type Solc = { compile(input: string): string };
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- solc ships no types
-const solc = require('solc') as Solc;
-/** The other installed releases (npm aliases), loaded only by the tests that deploy with them. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- solc ships no types
-const solcOf = (release: string) => require(`solc-${release}`) as Solc;
+// solc-js, the package the service's workers load (tests/kit/solc-cache.ts): the test compiles what
+// it deploys with it, or with another installed release (an npm alias such as `solc-0.8.24`).
 
 const VERSION = 'v0.8.20+commit.a1b79de6';
 /** The installed set (docs/api.md, "Verification"): the portal's release first, then the others. */
@@ -76,10 +72,10 @@ function compile(
   file: string,
   name: string,
   settings: object = SETTINGS,
-  compiler: Solc = solc,
+  solcPackage = 'solc',
 ) {
   const input = { ...standardJson(sources, settings), settings: { ...settings, outputSelection: OUTPUTS } };
-  const out = JSON.parse(compiler.compile(JSON.stringify(input)));
+  const out = JSON.parse(compileCached(JSON.stringify(input), solcPackage));
   const errors = (out.errors ?? []).filter((e: any) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors[0].formattedMessage);
   const c = out.contracts[file][name];
@@ -95,9 +91,9 @@ async function deploy(
   name: string,
   args: unknown[] = [],
   settings?: object,
-  compiler?: Solc,
+  solcPackage?: string,
 ) {
-  const { abi, bytecode } = compile(sources, file, name, settings, compiler);
+  const { abi, bytecode } = compile(sources, file, name, settings, solcPackage);
   const factory = new ContractFactory(abi, bytecode, wallet);
   const contract = await factory.deploy(...args);
   const receipt = await contract.deploymentTransaction()!.wait();
@@ -547,7 +543,7 @@ describe('contracts compiled with the other installed releases', () => {
 
   it('0.8.24 (standard JSON, a platform suffix) and 0.8.19 (one file, no v): verified, shown over REST and GraphQL', async () => {
     const s24 = PINNED('0.8.24');
-    const c24 = await deploy({ 'src/Single.sol': s24 }, 'src/Single.sol', 'Single', [], SETTINGS, solcOf('0.8.24'));
+    const c24 = await deploy({ 'src/Single.sol': s24 }, 'src/Single.sol', 'Single', [], SETTINGS, 'solc-0.8.24');
     const v24 = await verify({
       contractaddress: c24.address,
       sourceCode: JSON.stringify(standardJson({ 'src/Single.sol': s24 })),
@@ -559,7 +555,7 @@ describe('contracts compiled with the other installed releases', () => {
 
     const s19 = PINNED('0.8.19');
     const plain = { optimizer: { enabled: false, runs: 200 }, evmVersion: 'paris' };
-    const c19 = await deploy({ 'Single.sol': s19 }, 'Single.sol', 'Single', [], plain, solcOf('0.8.19'));
+    const c19 = await deploy({ 'Single.sol': s19 }, 'Single.sol', 'Single', [], plain, 'solc-0.8.19');
     // Named 0.8.20, the same source (its pragma opened so that it compiles) gives the same code but
     // for the metadata, which names the compiler: a partial match, which the right release replaces.
     const wrong = await verify({

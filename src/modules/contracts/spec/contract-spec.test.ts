@@ -8,12 +8,9 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { FunctionFragment } from 'ethers';
 import createClient from 'openapi-fetch';
+import { compileCached } from '../../../../tests/kit/solc-cache';
 import { findMethod, listMethods } from '../../../chain/abi';
 import { buildContractOpenApi, buildContractSwagger, contractOperations, type ContractSpecInput } from '.';
-
-// solc ships no type declarations; only compile() is used.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const solc: { compile(input: string, callbacks: { import(p: string): object }): string } = require('solc');
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
@@ -82,14 +79,7 @@ function compileFixtures(): Record<string, unknown[]> {
       outputSelection: { '*': { '*': ['abi'] } },
     },
   };
-  const findImport = (p: string) => {
-    try {
-      return { contents: readFileSync(path.join(ROOT, 'node_modules', p), 'utf8') };
-    } catch {
-      return { error: `not found: ${p}` };
-    }
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as {
+  const output = JSON.parse(compileCached(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];
     contracts: Record<string, Record<string, { abi: unknown[] }>>;
   };
