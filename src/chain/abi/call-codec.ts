@@ -59,11 +59,9 @@ export class CallCodec {
   decode(contractId: string, iface: Interface, method: AbiMethod, raw: string): unknown {
     // Over 256 KiB is refused before anything else reads it (docs/api.md "Hostile chain data").
     checkDataSize(raw);
+    const now = this.decodeNow(contractId, method, raw);
+    if (now !== undefined) return now;
     const key = `${contractId}\u0000${method.signature}\u0000${raw}`;
-    const cached = key.length <= MAX_KEY ? this.results.get(key) : undefined;
-    if (cached !== undefined) return cached.value;
-    const fast = staticResult(method.fragment)?.(raw);
-    if (fast !== undefined) return this.remember(key, raw, fast);
     return decodeFunctionOutput(method.fragment, raw).then((decoded) => this.remember(key, raw, decoded));
   }
 

@@ -79,6 +79,9 @@ function recordedCall(request: SendRequest): RecordedCall {
   return call;
 }
 
+/** The HTTP status a failed call is recorded with: its AppError's, else 500. */
+const failureStatus = (e: unknown): number => (e instanceof AppError ? httpStatusOf(e.code) : 500);
+
 /** Parses a non-negative integer given as a decimal or 0x string (wei, gas). */
 function parseUint(value: string | null | undefined, field: string): bigint | undefined {
   if (value === null || value === undefined) return undefined;
@@ -217,7 +220,8 @@ export class GatewayService implements TransactionRetrier {
       },
       (e: unknown) => {
         // Refused by the key's budget before the contract is known, as in authorize.
-        this.recordQuery(known.principal, null, null, e instanceof AppError ? httpStatusOf(e.code) : 500, started);
+        const refused = { contractId: null, method: null, gasUsed: null };
+        this.recordCall('query', known.principal, refused, failureStatus(e), started);
         throw e;
       },
     );
@@ -262,28 +266,29 @@ export class GatewayService implements TransactionRetrier {
     const result = this.codec.decodeNow(record.id, abiMethod, raw);
     // Last, as in authorize: the key's method policy, then the call counted.
     if (result === undefined || !session.keyCallNow(principal, [abiMethod.name, abiMethod.signature])) return undefined;
-    this.recordQuery(principal, record.id, abiMethod.signature, successStatus('POST'), started);
+    const call = { contractId: record.id, method: abiMethod.signature, gasUsed: null };
+    this.recordCall('query', principal, call, successStatus('POST'), started);
     this.immediate++;
     return { result, blockNumber: block };
   }
 
-  /** One query recorded for analytics, as `traced` records it. */
-  private recordQuery(
+  /** One call recorded for analytics (`started`: its performance.now() when it began). */
+  private recordCall(
+    kind: 'query' | 'invoke',
     principal: ApiKeyPrincipal,
-    contractId: string | null,
-    method: string | null,
+    call: Pick<CallTrace, 'contractId' | 'method' | 'gasUsed'>,
     httpStatus: number,
     started: number,
   ): void {
     this.usage.record({
       developerId: principal.developerId,
       apiKeyId: principal.keyId,
-      contractId,
-      method,
-      kind: 'query',
+      contractId: call.contractId,
+      method: call.method,
+      kind,
       httpStatus,
       latencyMs: performance.now() - started,
-      gasUsed: null,
+      gasUsed: call.gasUsed,
       at: Date.now(),
     });
   }
@@ -569,22 +574,10 @@ export class GatewayService implements TransactionRetrier {
       status = trace.httpStatus ?? successStatus('POST');
       return result;
     } catch (e) {
-      status = e instanceof AppError ? httpStatusOf(e.code) : 500;
+      status = failureStatus(e);
       throw e;
     } finally {
-      if (trace.principal) {
-        this.usage.record({
-          developerId: trace.principal.developerId,
-          apiKeyId: trace.principal.keyId,
-          contractId: trace.contractId,
-          method: trace.method,
-          kind,
-          httpStatus: status,
-          latencyMs: performance.now() - started,
-          gasUsed: trace.gasUsed,
-          at: Date.now(),
-        });
-      }
+      if (trace.principal) this.recordCall(kind, trace.principal, trace, status, started);
     }
   }
 
