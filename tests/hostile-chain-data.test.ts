@@ -414,12 +414,22 @@ describe('chain data anyone can write: calldata and logs', () => {
       (_, i) => `t${i}: transaction(hash: $h, network: testnet) { transaction { input method { name } } }`,
     ).join(' ');
     const document = `query($h: String!) { ${fields} }`;
-    const ask = () => api.graphql(document, { h: takeHash });
+    // The answer's 4.9 MB read as bytes: parsing them is this client's work on the loop, not the service's.
+    const ask = async () => {
+      const res = await fetch(`${stack.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({ query: document, variables: { h: takeHash } }),
+      });
+      return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+    };
     // Admitted and compiled before it is measured: what is measured is the decoding.
     for (let i = 0; i < 2; i++) expect((await ask()).status).toBe(200);
     const { result: res, maxHoldMs } = await held('GraphQL, 100 aliases of the calldata bomb transaction', ask);
-    expect(res.body.errors).toBeUndefined();
-    const answers = Object.values(res.body.data) as Array<{ transaction: { input: string; method: unknown } }>;
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.bytes.toString('utf8'));
+    expect(body.errors).toBeUndefined();
+    const answers = Object.values(body.data) as Array<{ transaction: { input: string; method: unknown } }>;
     expect(answers).toHaveLength(100);
     for (const a of answers) expect(a.transaction).toEqual({ input: bombCalldata(385, 385), method: null });
     expect(maxHoldMs).toBeLessThan(100);

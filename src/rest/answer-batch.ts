@@ -7,10 +7,10 @@ import type http from 'node:http';
  */
 const TURN_BYTES = 4 * 1024 * 1024;
 
-/** Answers whose status and headers are set, waiting for the end of this turn of the event loop. */
 /** An answer's bytes: text, bytes, or bytes in parts (a prebuilt document between its envelope's). */
 export type AnswerBody = string | Buffer | readonly Buffer[];
 
+/** Answers whose status and headers are set, waiting for the end of this turn of the event loop. */
 let pending: Array<{ res: http.ServerResponse; body: AnswerBody }> = [];
 
 const sizeOf = (body: AnswerBody): number =>

@@ -23,7 +23,7 @@ import type { ErrorFaces } from './error-faces';
 import type { RequestContexts } from './request-contexts';
 import { BODY_TOO_LARGE, bodyParserError, NOT_JSON, withJsonBody } from './with-body-limit';
 import { requestIdOf } from './with-request-id';
-import { jsonTextOf } from '../kernel/json-text';
+import { dataAnswerInTurns } from '../kernel/json-text';
 import { clientLimitKey } from '../kernel/client-address';
 
 export interface GraphQLHttpOptions {
@@ -391,36 +391,27 @@ export async function graphqlHttp(opts: GraphQLHttpOptions): Promise<GraphQLHttp
       toApollo(admitted);
       return viaApollo(req, res, body, context);
     }
-    // A single field whose value has its JSON text already (a contract's document): that text, not
-    // a second serialisation of it (kernel/json-text.ts). The same bytes JSON.stringify would write.
-    const fields = !result.errors && result.data ? Object.entries(result.data) : [];
-    const prebuilt = fields.length === 1 ? jsonTextOf(fields[0]![1]) : undefined;
-    if (prebuilt) {
-      const answer = [Buffer.from(`{"data":{${JSON.stringify(fields[0]![0])}:`), prebuilt, Buffer.from('}}\n')];
-      res.statusCode = 200;
-      res.setHeader('cache-control', 'no-store');
-      res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.statusCode = 200;
+    // What Apollo's cache-control plugin writes on every answer: no field of the schema declares a cache hint.
+    res.setHeader('cache-control', 'no-store');
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    if (!result.errors && result.data) {
+      // Field by field over turns, a field whose value has its JSON text already (a contract's
+      // document) written as that text (kernel/json-text.ts): the bytes JSON.stringify would write.
+      const answer = await dataAnswerInTurns(result.data);
       res.setHeader(
         'content-length',
-        answer.reduce((n, part) => n + part.length, 0),
+        typeof answer === 'string' ? Buffer.byteLength(answer) : answer.reduce((n, part) => n + part.length, 0),
       );
       // Megabytes for every client waiting for one build: written over turns (answer-batch.ts).
       endTogether(res, answer);
       return;
     }
     // Apollo's shape: errors before data, and a final newline.
-    const text = `${JSON.stringify(
-      result.errors
-        ? { errors: result.errors.map((e) => errors.graphql(e, requestId)), data: result.data }
-        : { data: result.data },
-    )}\n`;
-    res.statusCode = 200;
+    const text = `${JSON.stringify({ errors: result.errors?.map((e) => errors.graphql(e, requestId)), data: result.data })}\n`;
     for (const e of result.errors ?? []) {
       for (const [k, v] of Object.entries(errors.headersOf(e) ?? {})) res.setHeader(k, v);
     }
-    // What Apollo's cache-control plugin writes on every answer: no field of the schema declares a cache hint.
-    res.setHeader('cache-control', 'no-store');
-    res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('content-length', Buffer.byteLength(text));
     endTogether(res, text);
   }

@@ -14,6 +14,12 @@ import type { TokensService } from '../../../tokens';
 
 /** Transactions by hash, with receipt and logs, and the call decoded when the portal knows the contract. */
 export class ExplorerTransactionsService {
+  /**
+   * Lookups under way by network and hash: a document that names one transaction under many aliases,
+   * or many clients asking at once, read and decode it once (docs/api.md "Hostile chain data").
+   */
+  private readonly inFlight = new Map<string, Promise<TransactionLookup>>();
+
   constructor(
     private readonly reader: ChainReader,
     private readonly index: BlockIndex,
@@ -21,10 +27,26 @@ export class ExplorerTransactionsService {
     private readonly tokens: TokensService,
   ) {}
 
-  async transaction(hashArg: string, networkArg: NetworkName | null | undefined): Promise<TransactionLookup> {
+  transaction(hashArg: string, networkArg: NetworkName | null | undefined): Promise<TransactionLookup> {
+    let network: Network;
+    let hash: string;
+    try {
+      network = explorerNetwork(networkArg);
+      hash = parseHash('hash', hashArg);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const key = `${network}:${hash}`;
+    let running = this.inFlight.get(key);
+    if (!running) {
+      running = this.lookup(network, hash).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, running);
+    }
+    return running;
+  }
+
+  private async lookup(network: Network, hash: string): Promise<TransactionLookup> {
     const { index } = this;
-    const network = explorerNetwork(networkArg);
-    const hash = parseHash('hash', hashArg);
     // Two round trips: the transaction with its logs, then its token transfers beside the contracts
     // of its call and logs (read after the transaction, so a block indexed in between shows whole).
     const stored = await index.transactionWithLogs(network, hash);
