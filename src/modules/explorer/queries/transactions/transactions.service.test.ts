@@ -1,3 +1,4 @@
+import { NetworkName } from '../../../../kernel/network-name';
 import type { BlockIndex } from '../../runtime/block-index';
 import type { ChainReader } from '../../runtime/chain-reader';
 import type { PortalContracts } from '../../portal/portal-contracts';
@@ -25,20 +26,22 @@ describe('ExplorerTransactionsService.transaction', () => {
   it('looks a transaction up once for every caller asking while it is under way', async () => {
     const { transactions, asked } = service();
     const answers = await Promise.all([
-      ...Array.from({ length: 100 }, () => transactions.transaction(HASH, 'testnet')),
-      transactions.transaction(HASH.toUpperCase().replace('0X', '0x'), 'testnet'),
+      ...Array.from({ length: 100 }, () => transactions.transaction(HASH, NetworkName.testnet)),
+      transactions.transaction(HASH.toUpperCase().replace('0X', '0x'), NetworkName.testnet),
     ]);
     expect(answers.every((a) => a.found === false)).toBe(true);
     expect(asked).toEqual([HASH]);
     // Another network, or a lookup after the first ended, is a lookup of its own.
-    await transactions.transaction(HASH, 'mainnet');
-    await transactions.transaction(HASH, 'testnet');
+    await transactions.transaction(HASH, NetworkName.mainnet);
+    await transactions.transaction(HASH, NetworkName.testnet);
     expect(asked).toEqual([HASH, HASH, HASH]);
   });
 
   it('refuses a malformed hash without looking anything up', async () => {
     const { transactions, asked } = service();
-    await expect(transactions.transaction('0x12', 'testnet')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(transactions.transaction('0x12', NetworkName.testnet)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
     expect(asked).toEqual([]);
   });
 });
