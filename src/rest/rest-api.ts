@@ -98,14 +98,26 @@ function areaSchema(schema: GraphQLSchema, area: RestArea): GraphQLSchema {
   );
 }
 
+/** The variables of each route's fixed document, by document: read once, not on every request. */
+const variableNames = new WeakMap<DocumentNode, string[]>();
+
+function variableNamesOf(document: DocumentNode): string[] {
+  let names = variableNames.get(document);
+  if (!names) {
+    const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    names = op?.variableDefinitions?.map((v) => v.variable.name.value) ?? [];
+    variableNames.set(document, names);
+  }
+  return names;
+}
+
 /**
  * REST bodies are flat (`{name, description}`), while GraphQL mutations take them as one `input`
  * argument: when an operation has an `input` variable that the body does not name, the body
  * (less the operation's other arguments) becomes it.
  */
 function withInputFromBody(args: ExecutionArgs, body: Record<string, unknown>): ExecutionArgs {
-  const op = args.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const names = op?.variableDefinitions?.map((v) => v.variable.name.value) ?? [];
+  const names = variableNamesOf(args.document);
   let prepared = args;
   if (names.includes('input') && args.variableValues?.input === undefined && !('input' in body)) {
     const input: Record<string, unknown> = {};

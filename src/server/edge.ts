@@ -9,9 +9,10 @@ import proxyAddr from 'proxy-addr';
  * that many hops, anything else a comma-separated list of addresses, subnets or proxy-addr's names.
  */
 export function clientAddressOf(trustProxy: string | undefined): (req: http.IncomingMessage) => string {
+  // Trusting no proxy, proxy-addr answers the socket's peer whatever the headers say: read it directly.
+  if (trustProxy === undefined || trustProxy === 'false') return (req) => req.socket.remoteAddress || 'unknown';
   let trust: (addr: string, i: number) => boolean;
-  if (trustProxy === undefined || trustProxy === 'false') trust = () => false;
-  else if (trustProxy === 'true') trust = () => true;
+  if (trustProxy === 'true') trust = () => true;
   else if (/^\d+$/.test(trustProxy)) {
     const hops = Number(trustProxy);
     trust = (_addr, i) => i < hops;

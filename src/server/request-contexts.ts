@@ -7,6 +7,9 @@ import { prefersAsync } from './prefer';
 import { withPathKey } from './rpc-path';
 import { pathOf } from './step';
 
+/** Where a request's credentials are kept once read (a property: cheaper per request than a WeakMap entry). */
+const CREDENTIALS = Symbol('credentials');
+
 /** Request context of an HTTP request or a WebSocket operation. */
 class Context implements RequestContext {
   readonly idempotencyKey?: string;
@@ -52,14 +55,14 @@ export function requestContexts(
   clientAddress: (req: http.IncomingMessage) => string,
   logger: Logger,
 ): RequestContexts {
-  const credentialsAt = new WeakMap<http.IncomingMessage, Credentials>();
   const credentialsOf = (req: http.IncomingMessage): Credentials => {
-    let credentials = credentialsAt.get(req);
+    const held = req as http.IncomingMessage & { [CREDENTIALS]?: Credentials };
+    let credentials = held[CREDENTIALS];
     if (!credentials) {
       credentials = credentialsFromHttpHeaders(req.headers);
       // The JSON-RPC door also takes the key in its path (docs/api.md, "JSON-RPC door").
       if (req.url?.startsWith('/rpc/')) credentials = withPathKey(credentials, pathOf(req));
-      credentialsAt.set(req, credentials);
+      held[CREDENTIALS] = credentials;
     }
     return credentials;
   };
