@@ -172,6 +172,8 @@ describeForge('forge verify-contract against the Etherscan-compatible API', () =
     const first = await verifyContract(address, 5n, 'etherscan');
     expect(first.out).toMatch(/Response: `OK`\s+Details: `Pass - Verified`/);
     expect(first.out).toMatch(/Contract successfully verified/);
+    // Verified by forge's first status check: no second check 15 s later.
+    expect(first.out).not.toMatch(/Pending in queue/);
     // forge asks getabi first and stops on a verified ABI.
     const again = await verifyContract(address, 5n, 'etherscan');
     expect(again.out).toMatch(/is already verified\. Skipping verification\./);

@@ -221,8 +221,8 @@ describe('verification through the Etherscan-compatible API', () => {
     });
     expect(submit.status).toBe('1');
     expect(submit.result).toMatch(/^[0-9a-z]{50}$/);
-    expect(statuses[0].result === 'Pending in queue' || statuses[0].result === 'Pass - Verified').toBe(true);
-    expect(last(statuses)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    // The submission answered once its verification had ended (within 10 s): the first check passes.
+    expect(statuses).toEqual([{ status: '1', message: 'OK', result: 'Pass - Verified' }]);
 
     const res = await fetch(
       `${stack.url}/api/explorer/address/${vault.address.toLowerCase()}/contract?network=testnet`,
