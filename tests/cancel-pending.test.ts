@@ -329,6 +329,42 @@ describe('cancel of a pending transaction on a network with fees (anvil, chain 1
     }
   }, 180_000);
 
+  it('answers a synchronous invoke cancelled while it waits for its receipt with cancelled, at once', async () => {
+    const k = await newKey(api, dev);
+    const pendingIds = async (): Promise<string[]> => {
+      const res = await api.get(
+        `/api/devportal/developers/${dev.developerId}/transactions?status=pending&kind=invoke`,
+        {
+          token: dev.token,
+        },
+      );
+      return res.body.items.map((r: any) => r.id);
+    };
+    await provider.send('evm_setIntervalMining', [0]);
+    try {
+      const before = new Set(await pendingIds());
+      const started = Date.now();
+      const answered = api.post(`/api/devportal/contracts/${contract.id}/invoke/bump`, {}, { apiKey: k.apiKey });
+      // Its record, pending while the answer waits for a receipt that never comes.
+      let id: string | undefined;
+      for (let i = 0; i < 200 && id === undefined; i++) {
+        id = (await pendingIds()).find((r) => !before.has(r));
+        if (id === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(id).toBeDefined();
+      expect((await api.post(`/api/devportal/transactions/${id}/cancel`, {}, { token: dev.token })).status).toBe(201);
+      await provider.send('evm_mine', []);
+      const res = await answered;
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ transactionId: id, status: 'cancelled', blockNumber: null, gasUsed: null });
+      // Answered once the replacement was mined, not after the 60 s wait.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(await provider.getTransactionReceipt(res.body.txHash)).toBeNull();
+    } finally {
+      await provider.send('evm_setIntervalMining', [1]);
+    }
+  }, 120_000);
+
   it('answers 409 INVALID_STATE with the status for a mined transaction', async () => {
     const done = await api.post(
       `/api/devportal/contracts/${contract.id}/invoke/bump`,

@@ -543,8 +543,14 @@ export class GatewayService implements TransactionRetrier {
     const transactionId = recordId ?? (await this.sender.recordIdOf(network, txHash)) ?? null;
     // A transaction given a shorter timeout is not waited for past it: the tracker ends it.
     const waitMs = Math.min(RECEIPT_TIMEOUT_MS, (timeoutSeconds ?? Infinity) * 1000);
-    const mined = await this.sender.waitForReceipt(network, txHash, waitMs, iface);
-    if (!mined) return { transactionId, txHash, blockNumber: null, gasUsed: null, status: 'pending' };
+    // The wait ends at once when the record ends without this transaction mined (cancelled by a
+    // replacement at its nonce, failed): the answer then says so instead of `pending`.
+    const mined = await this.sender.waitForReceipt(network, txHash, waitMs, iface, transactionId ?? undefined);
+    if (!mined) {
+      const ended = transactionId ? (await this.sender.records.find(transactionId))?.status : undefined;
+      const status = ended === 'cancelled' || ended === 'failed' ? ended : 'pending';
+      return { transactionId, txHash, blockNumber: null, gasUsed: null, status };
+    }
     const result: GatewayInvokeResult = {
       transactionId,
       txHash,

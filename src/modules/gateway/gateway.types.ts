@@ -42,7 +42,8 @@ export class GatewayInvokeResult {
 
   @Field({
     description:
-      'success, reverted, pending (no receipt within 60 s), or queued (Prefer: respond-async: accepted, to be sent).',
+      'success, reverted, pending (no receipt within 60 s), cancelled or failed (its record ended unmined while the ' +
+      'answer waited: replaced at its nonce by a cancel, or given up), or queued (Prefer: respond-async: accepted, to be sent).',
   })
   status!: string;
 
