@@ -2,10 +2,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Values that already have their JSON text (a contract's cached document: its bytes are exactly
- * `JSON.stringify(value)`): a face that writes such a value as a whole field may write the text instead of
- * serialising the value again, which for the largest allowed document holds the event loop for
- * tens of milliseconds (docs/api.md, "Hostile chain data": no request holds it 100 ms). Any other
- * face serialises the value as usual, with the same result.
+ * `JSON.stringify(value)`): a face that writes such a value as a whole field may write the text
+ * instead of serialising the value again, which for the largest allowed document holds the event
+ * loop for tens of milliseconds (docs/api.md, "Hostile chain data": no request holds it 100 ms).
+ * Any other face serialises the value as usual, with the same result.
  */
 const texts = new WeakMap<object, Buffer>();
 
