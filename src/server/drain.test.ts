@@ -6,16 +6,21 @@ import { httpDrain } from './drain';
 async function serve() {
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
+  // Resolved when a request for that path has reached the server (waited for, not slept for: a
+  // loaded machine may take longer than any fixed pause).
+  const arrived = new Map<string, () => void>();
+  const seen = (path: string) => new Promise<void>((resolve) => arrived.set(path, resolve));
   const server = http.createServer();
   const drain = httpDrain(server);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) =>
     drain.step(req, res, () => {
+      arrived.get(req.url ?? '')?.();
       if (req.url === '/slow') void released.then(() => res.end('slow'));
       else if (req.url !== '/never') res.end('quick');
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { server, drain, release, port: (server.address() as AddressInfo).port };
+  return { server, drain, release, seen, port: (server.address() as AddressInfo).port };
 }
 
 /** A raw keep-alive connection: what it received so far, and whether the server closed it. */
@@ -28,6 +33,16 @@ async function connection(port: number) {
   return {
     send: (path: string) => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`),
     received: () => received,
+    /** Resolved once what was received ends with `text`. */
+    answered: (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!received.endsWith(text)) return;
+          socket.off('data', check);
+          resolve();
+        };
+        socket.on('data', check);
+      }),
     ended,
     socket,
   };
@@ -44,13 +59,14 @@ describe('HTTP drain', () => {
   });
 
   it('lets requests in flight finish, then closes their connections, and closes idle keep-alive sockets at once', async () => {
-    const { server, drain, release, port } = await serve();
+    const { server, drain, release, seen, port } = await serve();
     const idle = await connection(port);
+    const quickAnswered = idle.answered('quick');
     idle.send('/quick');
     const busy = await connection(port);
+    const slowArrived = seen('/slow');
     busy.send('/slow');
-    await sleep(50);
-    expect(idle.received()).toContain('quick');
+    await Promise.all([quickAnswered, slowArrived]);
 
     let drained = false;
     const stopping = drain.drain().then(() => (drained = true));
@@ -80,10 +96,11 @@ describe('HTTP drain', () => {
   });
 
   it('cuts what is still open after the grace period, and calls cutOthers for the sockets Node no longer tracks', async () => {
-    const { drain, port } = await serve();
+    const { drain, seen, port } = await serve();
     const stuck = await connection(port);
+    const arrived = seen('/never');
     stuck.send('/never');
-    await sleep(50);
+    await arrived;
     const cutOthers = jest.fn();
     const started = Date.now();
     await drain.drain({ graceMs: 300, cutOthers });
