@@ -161,7 +161,6 @@ describe('reads answered at once', () => {
     const k = await newKey(api, dev, { rateLimitPerSecond: 5 });
     expect((await wire(token.id, 'totalSupply', [], k.apiKey)).status).toBe(201);
     await sleep(1100);
-    const before = await immediate();
     const { results, fastBurst, windows } = await burstsUntilLimited(
       () => wire(token.id, 'totalSupply', [], k.apiKey),
       20,
@@ -174,7 +173,6 @@ describe('reads answered at once', () => {
     if (fastBurst) expect(limited.length).toBeGreaterThan(0);
     for (const r of limited) expect({ code: code(r), block: r.block }).toEqual({ code: 'RATE_LIMITED', block: null });
     for (const r of passed) expect(r.text).toBe('{"result":"1000000"}');
-    expect(await immediate()).toBeGreaterThan(before);
     // Every answer is recorded with its status: the refusals too, before the contract is known.
     let rows: Array<{ status: number; n: string; contract_id: string | null }> = [];
     for (let i = 0; i < 40; i++) {
@@ -191,6 +189,18 @@ describe('reads answered at once', () => {
       { status: 201, n: passed.length + 1, contractId: token.id },
       ...(limited.length > 0 ? [{ status: 429, n: limited.length, contractId: null }] : []),
     ]);
+    // The budgeted key's read is answered at once when the cache holds it. A burst sent just after a
+    // new block all takes the full path, and a block may land between a warm-up and the read: then
+    // the read takes the full path too, and it is tried again in a fresh one-second window.
+    let answeredAtOnce = false;
+    for (let i = 0; i < 5 && !answeredAtOnce; i++) {
+      await sleep(1100);
+      await warm(token.id, 'totalSupply', []);
+      const at = await immediate();
+      expect((await wire(token.id, 'totalSupply', [], k.apiKey)).status).toBe(201);
+      answeredAtOnce = (await immediate()) > at;
+    }
+    expect(answeredAtOnce).toBe(true);
   });
 
   it('records every read answered at once for analytics, with its contract and method', async () => {
